@@ -1,0 +1,122 @@
+"""Tokenizer backends behind one small protocol, found through a name -> "module:attr" registry.
+
+A spec is `scheme:reference` (`hf:path/tokenizer.json`, `spm:x.model`, `tiktoken:cl100k_base`,
+`tekken:tekken.json`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
+path is recognised by its content. Backend modules are imported only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import TokenizerError
+
+# Every backend module exposes `load(reference, *, pattern=None) -> Tokenizer`.
+BACKENDS: dict[str, str] = {
+    "hf": "fertility.backends._hf:load",
+    "spm": "fertility.backends._spm:load",
+    "tiktoken": "fertility.backends._tiktoken:load",
+    "tekken": "fertility.backends._tiktoken:load_tekken",
+}
+BASELINES: dict[str, str] = {
+    "bytes": "fertility.backends._baselines:Bytes",
+    "chars": "fertility.backends._baselines:Chars",
+    "graphemes": "fertility.backends._baselines:Graphemes",
+}
+DEFAULT_TOKENIZERS = ("tiktoken:cl100k_base",)
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What an audit needs from a tokenizer: token spans and the settings that produced them."""
+
+    name: str
+
+    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each text, UTF-8 byte (starts, ends) of its tokens; no special tokens added."""
+        ...
+
+    def info(self) -> dict[str, str]:
+        """Signature fragment: backend, source, file hash, library version, settings."""
+        ...
+
+
+def _resolve(target: str):
+    module, attr = target.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def known_schemes() -> list[str]:
+    return [*BACKENDS, *BASELINES]
+
+
+def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
+    """Load a tokenizer from a spec; an existing path wins over a `scheme:` prefix."""
+    if spec in BASELINES:
+        return _resolve(BASELINES[spec])()
+    if Path(spec).exists():
+        return _resolve(BACKENDS[sniff_format(Path(spec))])(spec, pattern=pattern)
+    scheme, sep, reference = spec.partition(":")
+    if sep and scheme in BACKENDS:
+        if not reference:
+            raise TokenizerError(f"{spec}: nothing after '{scheme}:'")
+        return _resolve(BACKENDS[scheme])(reference, pattern=pattern)
+    if sep and "/" not in scheme and "\\" not in scheme:
+        raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
+                             f"known: {', '.join(known_schemes())}")
+    raise TokenizerError(f"{spec}: no such file or directory, and not a tokenizer spec "
+                         f"(use scheme:reference with one of {', '.join(BACKENDS)}, "
+                         f"or a baseline: {', '.join(BASELINES)})")
+
+
+def sniff_format(path: Path) -> str:
+    """Tell a tokenizer file's format from its content, not its name."""
+    if path.is_dir():
+        if (path / "tokenizer.json").is_file():
+            return "hf"
+        models = sorted(path.glob("*.model")) + sorted(path.glob("*.model.v*"))
+        if models:
+            return "spm"
+        raise TokenizerError(f"{path}: directory holds no tokenizer.json or SentencePiece .model")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError as err:
+        raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
+    if not head:
+        raise TokenizerError(f"{path}: empty file, not a tokenizer")
+    stripped = head.lstrip()
+    if stripped.startswith(b"{"):
+        return _sniff_json(path)
+    first_line = head.split(b"\n", 1)[0].split()
+    if len(first_line) == 2 and first_line[1].isdigit():
+        return "tiktoken"
+    if head[:1] == b"\x0a":  # protobuf field 1 (pieces), as every SentencePiece model starts
+        return "spm"
+    raise TokenizerError(f"{path}: unknown tokenizer format (expected a Hugging Face "
+                         "tokenizer.json, a SentencePiece .model, a .tiktoken ranks file or "
+                         "a Tekken JSON)")
+
+
+def _sniff_json(path: Path) -> str:
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    if b'"config"' in head and b'"pattern"' in head:  # Tekken writes its config first
+        return "tekken"
+    if b'"truncation"' in head or b'"added_tokens"' in head:  # tokenizers writes these first
+        return "hf"
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise TokenizerError(f"{path}: corrupt JSON ({err})") from None
+    if isinstance(data, dict) and "model" in data and "pre_tokenizer" in data:
+        return "hf"
+    if isinstance(data, dict) and "config" in data and "vocab" in data:
+        return "tekken"
+    raise TokenizerError(f"{path}: JSON file is neither a Hugging Face tokenizer.json "
+                         "(needs 'model') nor a Tekken tokenizer (needs 'config' and 'vocab')")

@@ -1,0 +1,100 @@
+"""Hugging Face `tokenizers` backend: tokenizer.json files, folders, and the local hub cache.
+
+Saved tokenizers may switch on padding and truncation (BERT exports often do): both would
+silently change token counts, so they are switched off and the signature says so. Special
+tokens are neither added nor recognised inside the text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import tokenizers
+
+from ..errors import TokenizerError
+from ._common import char_spans_to_bytes, display_name, sha256_file
+
+
+def hub_cache_dir() -> Path:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    return home / "hub"
+
+
+def find_in_hub_cache(repo_id: str, filename: str = "tokenizer.json") -> Path | None:
+    """The cached file of a hub model, as `huggingface_hub` lays out its cache, else None."""
+    repo = hub_cache_dir() / ("models--" + repo_id.replace("/", "--"))
+    ref = repo / "refs" / "main"
+    snapshots = [repo / "snapshots" / ref.read_text().strip()] if ref.is_file() else []
+    snapshots += sorted((repo / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime,
+                        reverse=True) if (repo / "snapshots").is_dir() else []
+    for snapshot in snapshots:
+        if (snapshot / filename).is_file():
+            return snapshot / filename
+    return None
+
+
+def _locate(reference: str) -> Path:
+    path = Path(reference)
+    if path.is_dir():
+        if not (path / "tokenizer.json").is_file():
+            raise TokenizerError(f"{path}: directory holds no tokenizer.json")
+        return path / "tokenizer.json"
+    if path.is_file():
+        return path
+    if reference.count("/") <= 1 and not reference.endswith(".json"):
+        cached = find_in_hub_cache(reference)
+        if cached is None:
+            raise TokenizerError(f"{reference}: hub model not in the local Hugging Face cache "
+                                 f"({hub_cache_dir()}); we never download: run "
+                                 f"`huggingface-cli download {reference} tokenizer.json` where "
+                                 "there is a network, or pass a path to tokenizer.json")
+        return cached
+    raise TokenizerError(f"{reference}: no such file or directory")
+
+
+class HFTokenizer:
+    def __init__(self, path: Path, *, name: str | None = None):
+        try:
+            tokenizer = tokenizers.Tokenizer.from_file(str(path))
+        except Exception as err:  # the Rust side raises plain Exception with a parse message
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
+        self._had_padding = tokenizer.padding is not None
+        self._had_truncation = tokenizer.truncation is not None
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        tokenizer.encode_special_tokens = True
+        self._tokenizer = tokenizer
+        self.path = path
+        self.name = name or display_name(path)
+
+    @property
+    def tokenizer(self) -> tokenizers.Tokenizer:
+        return self._tokenizer
+
+    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [char_spans_to_bytes(text, enc.offsets) for text, enc in zip(texts, encodings)]
+
+    def info(self) -> dict[str, str]:
+        model = type(self._tokenizer.model).__name__
+        return {
+            "backend": "hf",
+            "source": str(self.path),
+            "sha256": sha256_file(str(self.path)),
+            "model": model,
+            "vocab_size": str(self._tokenizer.get_vocab_size(with_added_tokens=True)),
+            "padding": "disabled" if self._had_padding else "off",
+            "truncation": "disabled" if self._had_truncation else "off",
+            "special_tokens": "not added, not recognised in text",
+            "library": f"tokenizers {tokenizers.__version__}",
+        }
+
+
+def load(reference: str, *, pattern: str | None = None) -> HFTokenizer:
+    """`pattern` is ignored: a tokenizer.json carries its own pre-tokenizer."""
+    return HFTokenizer(_locate(reference))

@@ -1,0 +1,64 @@
+"""SentencePiece backend: `.model` files, whatever their name (`tokenizer.model.v3`).
+
+BOS/EOS are never added (we call `encode` without them); offsets come from the proto output,
+which reports each piece's byte span in the original text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import sentencepiece
+
+from ..errors import TokenizerError
+from ._common import display_name, sha256_file
+
+
+class SPMTokenizer:
+    def __init__(self, path: Path):
+        processor = sentencepiece.SentencePieceProcessor()
+        try:
+            processor.Load(model_file=str(path))
+        except (OSError, RuntimeError) as err:
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise TokenizerError(f"{path}: not a valid SentencePiece model ({first})") from None
+        self._processor = processor
+        self.path = path
+        self.name = display_name(path)
+
+    @property
+    def processor(self) -> sentencepiece.SentencePieceProcessor:
+        return self._processor
+
+    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        out = []
+        for proto in self._processor.encode(texts, return_type="proto"):
+            pieces = proto.pieces
+            starts = np.fromiter((p.begin for p in pieces), dtype=np.int64, count=len(pieces))
+            ends = np.fromiter((p.end for p in pieces), dtype=np.int64, count=len(pieces))
+            out.append((starts, ends))
+        return out
+
+    def info(self) -> dict[str, str]:
+        return {
+            "backend": "spm",
+            "source": str(self.path),
+            "sha256": sha256_file(str(self.path)),
+            "vocab_size": str(self._processor.get_piece_size()),
+            "special_tokens": "BOS/EOS not added",
+            "library": f"sentencepiece {sentencepiece.__version__}",
+        }
+
+
+def load(reference: str, *, pattern: str | None = None) -> SPMTokenizer:
+    """`pattern` is ignored: SentencePiece has no pre-tokenizer regex."""
+    path = Path(reference)
+    if path.is_dir():
+        models = sorted(path.glob("*.model")) + sorted(path.glob("*.model.v*"))
+        if not models:
+            raise TokenizerError(f"{path}: directory holds no SentencePiece .model file")
+        path = models[0]
+    if not path.is_file():
+        raise TokenizerError(f"{reference}: no such file")
+    return SPMTokenizer(path)

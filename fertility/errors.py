@@ -1,0 +1,36 @@
+"""Typed errors raised by the library; the CLI turns them into one line and an exit code.
+
+Exit codes live here and nowhere else:
+0 ran and passed, 1 a threshold failed, 2 usage or input error, 3 internal error.
+"""
+
+EXIT_OK = 0
+EXIT_THRESHOLD_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+
+class FertilityError(Exception):
+    """Base class: a problem the user can fix; the message names the file and the fix."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(FertilityError):
+    """Options that contradict each other or name nothing known."""
+
+
+class InputError(FertilityError):
+    """A file the user gave us cannot be used as it is."""
+
+
+class CorpusError(InputError):
+    """A corpus file or folder is missing, empty or not strict UTF-8."""
+
+
+class TokenizerError(InputError):
+    """A tokenizer spec names nothing loadable, or the file is corrupt."""
+
+
+class OutputError(FertilityError):
+    """We refuse to write somewhere (an existing file, a missing folder)."""

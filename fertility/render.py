@@ -1,0 +1,112 @@
+"""Renderers: a rich table for terminals, and JSON, CSV, Markdown, from a DataFrame + signature."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from .results import ALL
+from .signature import short_signature
+from .text import UNSPACED_SCRIPTS
+from .version import __version__
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+# column -> (header, kind) for human-facing formats
+_DISPLAY = {
+    "tokenizer": ("tokenizer", "text"), "lang": ("lang", "text"), "script": ("script", "text"),
+    "n_docs": ("docs", "int"), "n_bytes": ("bytes", "int"), "n_chars": ("chars", "int"),
+    "n_graphemes": ("graphemes", "int"), "n_words": ("words", "int"), "n_tokens": ("tokens", "int"),
+    "chars_per_token": ("chars/tok", "ratio"), "bytes_per_token": ("bytes/tok", "ratio"),
+    "graphemes_per_token": ("graph/tok", "ratio"), "tokens_per_word": ("tok/word", "ratio"),
+    "split_word_share": ("split words", "share"),
+}
+
+
+def _cell(value, kind: str) -> str:
+    if kind == "text":
+        return str(value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "share":
+        return f"{100 * value:.1f}%"
+    return f"{value:.2f}"
+
+
+def _json_value(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return _json_value(value.item())
+    return value
+
+
+def notes(frame: pd.DataFrame) -> list[str]:
+    """Footnotes a reader needs to read the numbers right."""
+    unspaced = sorted(set(frame["script"]) & UNSPACED_SCRIPTS)
+    out = []
+    if unspaced:
+        out.append(f"tok/word and split words are n/a for scripts written without spaces "
+                   f"({', '.join(unspaced)}); ALL rows count spaced languages only for them.")
+    out.append("chars are Unicode code points of the text as read (no normalization); "
+               "graphemes are extended grapheme clusters.")
+    return out
+
+
+def to_json(frame: pd.DataFrame, signature: dict, *, findings: list[dict] | None = None) -> str:
+    rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+    payload = {"fertility_version": __version__, "signature": signature,
+               "signature_short": short_signature(signature), "rows": rows}
+    if findings is not None:
+        payload["findings"] = findings
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, lineterminator="\n")
+    return buffer.getvalue()
+
+
+def to_markdown(frame: pd.DataFrame, signature: dict) -> str:
+    columns = list(frame.columns)
+    lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
+             "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
+    for row in frame.itertuples(index=False):
+        cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", *(f"- {note}" for note in notes(frame)), f"- signature: `{short_signature(signature)}`"]
+    return "\n".join(lines) + "\n"
+
+
+def table(frame: pd.DataFrame, signature: dict, *, title: str = "fertility audit") -> Table:
+    result = Table(title=title, caption=short_signature(signature), caption_justify="left")
+    for column in frame.columns:
+        header, kind = _DISPLAY[column]
+        result.add_column(header, justify="left" if kind == "text" else "right",
+                          no_wrap=kind != "text")
+    previous = None
+    for row in frame.itertuples(index=False):
+        values = dict(zip(frame.columns, row))
+        if previous is not None and values["tokenizer"] != previous:
+            result.add_section()
+        previous = values["tokenizer"]
+        style = "bold" if values["lang"] == ALL else None
+        result.add_row(*(_cell(values[c], _DISPLAY[c][1]) for c in frame.columns), style=style)
+    return result
+
+
+def to_text_table(frame: pd.DataFrame, signature: dict, *, width: int = 200) -> str:
+    """The table as plain text (for --output with the table format)."""
+    console = Console(file=io.StringIO(), width=width, no_color=True, force_terminal=False)
+    console.print(table(frame, signature))
+    for note in notes(frame):
+        console.print(note, markup=False)
+    return console.file.getvalue()

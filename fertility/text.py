@@ -1,0 +1,137 @@
+"""Counting text units (bytes, chars, graphemes, words) and telling a text's Unicode script.
+
+Everything is measured on the text exactly as read: no normalization, so byte and character
+counts are those of the file. Graphemes are extended grapheme clusters as the `regex` module
+segments them (`\\X`); their count depends on its Unicode version, recorded by `segmenter_info`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import regex
+
+_GRAPHEME = regex.compile(r"\X")
+_WORD = regex.compile(r"\S+")
+
+# ISO 15924 code -> the `regex` module's script name. Order matters only for readability.
+SCRIPT_NAMES: dict[str, str] = {
+    "Latn": "Latin", "Cyrl": "Cyrillic", "Grek": "Greek", "Armn": "Armenian",
+    "Geor": "Georgian", "Hebr": "Hebrew", "Arab": "Arabic", "Syrc": "Syriac",
+    "Thaa": "Thaana", "Nkoo": "Nko", "Ethi": "Ethiopic", "Tfng": "Tifinagh",
+    "Deva": "Devanagari", "Beng": "Bengali", "Guru": "Gurmukhi", "Gujr": "Gujarati",
+    "Orya": "Oriya", "Taml": "Tamil", "Telu": "Telugu", "Knda": "Kannada",
+    "Mlym": "Malayalam", "Sinh": "Sinhala", "Olck": "Ol_Chiki", "Mtei": "Meetei_Mayek",
+    "Thai": "Thai", "Laoo": "Lao", "Tibt": "Tibetan", "Mymr": "Myanmar", "Khmr": "Khmer",
+    "Hang": "Hangul", "Hira": "Hiragana", "Kana": "Katakana", "Hani": "Han",
+    "Mong": "Mongolian", "Cher": "Cherokee", "Cans": "Canadian_Aboriginal",
+}
+# Writing-system codes that name a mixture or a variant of the scripts above.
+SCRIPT_ALIASES: dict[str, tuple[str, ...]] = {
+    "Hans": ("Hani",), "Hant": ("Hani",), "Jpan": ("Hani", "Hira", "Kana"),
+    "Kore": ("Hang", "Hani"),
+}
+# Scripts written without spaces between words: whitespace "words" mean nothing there.
+UNSPACED_SCRIPTS = frozenset({"Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Thai", "Laoo",
+                              "Khmr", "Mymr", "Tibt"})
+
+_SCRIPT_RUN = regex.compile(
+    "|".join(f"(?P<{code}>[\\p{{Script={name}}}]+)" for code, name in SCRIPT_NAMES.items())
+)
+
+
+def is_known_script(code: str) -> bool:
+    return code in SCRIPT_NAMES or code in SCRIPT_ALIASES
+
+
+def is_spaced(script: str) -> bool:
+    """Whether words are separated by spaces, so that tokens per word is meaningful."""
+    return script not in UNSPACED_SCRIPTS
+
+
+def detect_script(text: str) -> str:
+    """ISO 15924 code of the script most letters belong to (marks count with their script).
+
+    Japanese (kana with Han) is `Jpan`, Han alone `Hani`; `Zyyy` when no script letters are found.
+    """
+    totals: dict[str, int] = {}
+    for match in _SCRIPT_RUN.finditer(text):
+        code = match.lastgroup
+        totals[code] = totals.get(code, 0) + match.end() - match.start()
+    if not totals:
+        return "Zyyy"
+    best = max(totals, key=totals.__getitem__)
+    if best in ("Hani", "Hira", "Kana") and (totals.get("Hira", 0) + totals.get("Kana", 0)) > 0:
+        return "Jpan"
+    return best
+
+
+@dataclass(frozen=True)
+class TextProfile:
+    """Unit counts of one document and where its words are, in UTF-8 byte offsets."""
+
+    n_bytes: int
+    n_chars: int
+    n_graphemes: int
+    word_starts: np.ndarray
+    word_ends: np.ndarray
+
+    @property
+    def n_words(self) -> int:
+        return len(self.word_starts)
+
+
+def char_to_byte_offsets(text: str) -> np.ndarray:
+    """Array of len(text)+1 entries: the UTF-8 byte offset at which each character starts."""
+    code_points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    widths = 1 + (code_points > 0x7F) + (code_points > 0x7FF) + (code_points > 0xFFFF)
+    offsets = np.zeros(len(code_points) + 1, dtype=np.int64)
+    np.cumsum(widths, out=offsets[1:])
+    return offsets
+
+
+def count_graphemes(text: str) -> int:
+    return sum(1 for _ in _GRAPHEME.finditer(text))
+
+
+def graphemes(text: str) -> list[str]:
+    return _GRAPHEME.findall(text)
+
+
+def profile(text: str) -> TextProfile:
+    """Count bytes, chars, graphemes and whitespace-separated words of one document."""
+    byte_at = char_to_byte_offsets(text)
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    char_spans = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    return TextProfile(
+        n_bytes=int(byte_at[-1]),
+        n_chars=len(text),
+        n_graphemes=count_graphemes(text),
+        word_starts=byte_at[char_spans[:, 0]],
+        word_ends=byte_at[char_spans[:, 1]],
+    )
+
+
+@lru_cache(maxsize=1)
+def segmenter_info() -> dict[str, str]:
+    """Which grapheme segmenter ran and which Unicode version it implements.
+
+    The `regex` module does not report its Unicode version, so we probe characters first
+    assigned in each version; we also record whether Indic conjuncts (Unicode 15.1, e.g. ক্ষ)
+    form one cluster, since that changes Bengali and Devanagari grapheme counts.
+    """
+    probes = [("15.0", "\U0001E030"), ("15.1", "\u2FFC"), ("16.0", "\u1C89"), ("17.0", "\u20C1")]
+    version = "<15.0"
+    for name, char in probes:
+        if regex.match(r"\p{Assigned}", char):
+            version = name
+    conjunct_is_one = len(graphemes("\u0995\u09CD\u09B7")) == 1
+    return {
+        "segmenter": f"regex {regex.__version__} \\X",
+        "segmenter_unicode": version,
+        "indic_conjunct_clusters": "yes" if conjunct_is_one else "no",
+        "python_unicodedata": unicodedata.unidata_version,
+    }
