@@ -127,8 +127,8 @@ def emit(fmt: str, output: Path | None, force: bool, *, frame, signature) -> Non
     """Render to stdout (a rich table on a terminal) or write atomically to --output."""
     if fmt == "table" and output is None:
         console = Console()
-        console.print(render.table(frame, signature))
-        for note in render.notes(frame):
+        console.print(render.table(frame, signature, width=console.width))
+        for note in render.notes(frame, width=console.width):
             console.print(note, style="dim", markup=False)
         return
     text = {

@@ -22,10 +22,17 @@ _DISPLAY = {
     "tokenizer": ("tokenizer", "text"), "lang": ("lang", "text"), "script": ("script", "text"),
     "n_docs": ("docs", "int"), "n_bytes": ("bytes", "int"), "n_chars": ("chars", "int"),
     "n_graphemes": ("graphemes", "int"), "n_words": ("words", "int"), "n_tokens": ("tokens", "int"),
+    "n_split_words": ("split words", "int"),
     "chars_per_token": ("chars/tok", "ratio"), "bytes_per_token": ("bytes/tok", "ratio"),
     "graphemes_per_token": ("graph/tok", "ratio"), "tokens_per_word": ("tok/word", "ratio"),
-    "split_word_share": ("split words", "share"),
+    "split_word_share": ("split %", "share"),
 }
+
+
+WIDE = 170  # terminal width from which the table shows every count
+# The terminal table keeps what fits in ~120 columns; json/csv/markdown carry every count.
+TABLE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_chars", "n_tokens", "chars_per_token",
+                 "bytes_per_token", "graphemes_per_token", "tokens_per_word", "split_word_share"]
 
 
 def _cell(value, kind: str) -> str:
@@ -48,7 +55,7 @@ def _json_value(value):
     return value
 
 
-def notes(frame: pd.DataFrame) -> list[str]:
+def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
     """Footnotes a reader needs to read the numbers right."""
     unspaced = sorted(set(frame["script"]) & UNSPACED_SCRIPTS)
     out = []
@@ -57,6 +64,9 @@ def notes(frame: pd.DataFrame) -> list[str]:
                    f"({', '.join(unspaced)}); ALL rows count spaced languages only for them.")
     out.append("chars are Unicode code points of the text as read (no normalization); "
                "graphemes are extended grapheme clusters.")
+    if width < WIDE:
+        out.append(f"bytes, graphemes and words counts: widen the terminal to {WIDE} columns "
+                   "or use -f json|csv|markdown.")
     return out
 
 
@@ -86,12 +96,15 @@ def to_markdown(frame: pd.DataFrame, signature: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table(frame: pd.DataFrame, signature: dict, *, title: str = "fertility audit") -> Table:
+def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
+          title: str = "fertility audit") -> Table:
     result = Table(title=title, caption=short_signature(signature), caption_justify="left")
-    for column in frame.columns:
+    wanted = frame.columns if width >= WIDE else TABLE_COLUMNS
+    columns = [c for c in wanted if c in frame.columns]
+    for column in columns:
         header, kind = _DISPLAY[column]
-        result.add_column(header, justify="left" if kind == "text" else "right",
-                          no_wrap=kind != "text")
+        result.add_column(header, justify="left" if kind == "text" else "right", no_wrap=True,
+                          min_width=len(header))
     previous = None
     for row in frame.itertuples(index=False):
         values = dict(zip(frame.columns, row))
@@ -99,14 +112,14 @@ def table(frame: pd.DataFrame, signature: dict, *, title: str = "fertility audit
             result.add_section()
         previous = values["tokenizer"]
         style = "bold" if values["lang"] == ALL else None
-        result.add_row(*(_cell(values[c], _DISPLAY[c][1]) for c in frame.columns), style=style)
+        result.add_row(*(_cell(values[c], _DISPLAY[c][1]) for c in columns), style=style)
     return result
 
 
 def to_text_table(frame: pd.DataFrame, signature: dict, *, width: int = 200) -> str:
     """The table as plain text (for --output with the table format)."""
     console = Console(file=io.StringIO(), width=width, no_color=True, force_terminal=False)
-    console.print(table(frame, signature))
-    for note in notes(frame):
+    console.print(table(frame, signature, width=width))
+    for note in notes(frame, width=width):
         console.print(note, markup=False)
     return console.file.getvalue()
