@@ -67,23 +67,24 @@ def progress_bars(enabled: bool):
 
 def output_options(command):
     """The same --format/--output/--force flags on every command that prints results."""
-    default = os.environ.get("FERTILITY_FORMAT", "table")
     command = click.option("--force", is_flag=True,
                            help="Overwrite --output if it exists.")(command)
     command = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                            help="Write results to this file instead of stdout.")(command)
     command = click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS),
-                           default=default if default in render.FORMATS else "table",
-                           show_default=True,
-                           help="Output format (default from $FERTILITY_FORMAT).")(command)
+                           help="Output format [default: $FERTILITY_FORMAT, else table].")(command)
     return command
 
 
-def check_format_env() -> None:
-    value = os.environ.get("FERTILITY_FORMAT")
-    if value and value not in render.FORMATS:
+def resolve_format(fmt: str | None) -> str:
+    """--format, else $FERTILITY_FORMAT (checked, since click does not see it), else table."""
+    if fmt:
+        return fmt
+    value = os.environ.get("FERTILITY_FORMAT") or "table"
+    if value not in render.FORMATS:
         raise OutputError(f"FERTILITY_FORMAT={value!r} is not a format; "
                           f"choose one of {', '.join(render.FORMATS)}")
+    return value
 
 
 @click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,7 +115,7 @@ def audit(tokenizers, corpus, per_file, by, pattern, quiet, fmt, output, force):
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
     folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
     """
-    check_format_env()
+    fmt = resolve_format(fmt)
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern,
