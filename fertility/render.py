@@ -26,6 +26,10 @@ _DISPLAY = {
     "chars_per_token": ("chars/tok", "ratio"), "bytes_per_token": ("bytes/tok", "ratio"),
     "graphemes_per_token": ("graph/tok", "ratio"), "tokens_per_word": ("tok/word", "ratio"),
     "split_word_share": ("split %", "share"),
+    "n_unknown_tokens": ("unk", "int"), "n_byte_tokens": ("byte toks", "int"),
+    "n_boundaries": ("boundaries", "int"), "n_cut_boundaries": ("cuts", "int"),
+    "unknown_share": ("unk %", "share"), "byte_token_share": ("byte %", "share"),
+    "grapheme_cut_share": ("cut %", "share"),
 }
 
 
@@ -33,6 +37,10 @@ WIDE = 170  # terminal width from which the table shows every count
 # The terminal table keeps what fits in ~120 columns; json/csv/markdown carry every count.
 TABLE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_chars", "n_tokens", "chars_per_token",
                  "bytes_per_token", "graphemes_per_token", "tokens_per_word", "split_word_share"]
+
+WIDE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_bytes", "n_chars", "n_graphemes", "n_words",
+                "n_tokens", "chars_per_token", "bytes_per_token", "graphemes_per_token",
+                "tokens_per_word", "split_word_share"]
 
 
 def _cell(value, kind: str) -> str:
@@ -99,7 +107,7 @@ def to_markdown(frame: pd.DataFrame, signature: dict) -> str:
 def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
           title: str = "fertility audit") -> Table:
     result = Table(title=title, caption=short_signature(signature), caption_justify="left")
-    wanted = frame.columns if width >= WIDE else TABLE_COLUMNS
+    wanted = WIDE_COLUMNS if width >= WIDE else TABLE_COLUMNS
     columns = [c for c in wanted if c in frame.columns]
     for column in columns:
         header, kind = _DISPLAY[column]

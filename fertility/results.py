@@ -25,6 +25,10 @@ class Counts:
     n_words: int = 0
     n_tokens: int = 0
     n_split_words: int = 0  # words overlapping two or more tokens
+    n_unknown_tokens: int = 0  # the unknown token: text the tokenizer lost
+    n_byte_tokens: int = 0  # byte fallback: tokens that are raw bytes, not whole characters
+    n_boundaries: int = 0  # boundaries between consecutive tokens
+    n_cut_boundaries: int = 0  # of those, inside an extended grapheme cluster
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -35,7 +39,8 @@ class Counts:
 
 COUNT_COLUMNS = [f.name for f in fields(Counts)]
 RATIO_COLUMNS = ["chars_per_token", "bytes_per_token", "graphemes_per_token",
-                 "tokens_per_word", "split_word_share"]
+                 "tokens_per_word", "split_word_share", "unknown_share", "byte_token_share",
+                 "grapheme_cut_share"]
 
 
 def ratio(numerator: int, denominator: int) -> float:
@@ -50,6 +55,9 @@ def ratios(total: Counts, spaced: Counts) -> dict[str, float]:
         "graphemes_per_token": ratio(total.n_graphemes, total.n_tokens),
         "tokens_per_word": ratio(spaced.n_tokens, spaced.n_words),
         "split_word_share": ratio(spaced.n_split_words, spaced.n_words),
+        "unknown_share": ratio(total.n_unknown_tokens, total.n_tokens),
+        "byte_token_share": ratio(total.n_byte_tokens, total.n_tokens),
+        "grapheme_cut_share": ratio(total.n_cut_boundaries, total.n_boundaries),
     }
 
 

@@ -78,6 +78,8 @@ class TextProfile:
     n_graphemes: int
     word_starts: np.ndarray
     word_ends: np.ndarray
+    grapheme_starts: np.ndarray  # byte offset of every cluster start, and the text's end
+    char_starts: np.ndarray  # byte offset of every character start, and the text's end
 
     @property
     def n_words(self) -> int:
@@ -106,12 +108,15 @@ def profile(text: str) -> TextProfile:
     byte_at = char_to_byte_offsets(text)
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     char_spans = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    cluster_starts = [m.start() for m in _GRAPHEME.finditer(text)]
     return TextProfile(
         n_bytes=int(byte_at[-1]),
         n_chars=len(text),
-        n_graphemes=count_graphemes(text),
+        n_graphemes=len(cluster_starts),
         word_starts=byte_at[char_spans[:, 0]],
         word_ends=byte_at[char_spans[:, 1]],
+        grapheme_starts=byte_at[np.array([*cluster_starts, len(text)], dtype=np.int64)],
+        char_starts=byte_at,
     )
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,18 +32,39 @@ BASELINES: dict[str, str] = {
 DEFAULT_TOKENIZERS = ("tiktoken:cl100k_base",)
 
 
+class Encoded(NamedTuple):
+    """One text's tokens as UTF-8 byte spans, in text order, with what kind of token each is."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    unknown: np.ndarray | None = None  # bool per token: the unknown token (text lost)
+    byte_fallback: np.ndarray | None = None  # bool per token: raw bytes, not whole characters
+
+
+class PreTokenizer(NamedTuple):
+    """A tokenizer's own pre-tokenization: no merge can cross the pieces it cuts."""
+
+    name: str
+    # text -> (the text as the splitter saw it, after any normalizer; char spans of the pieces)
+    split: Callable[[str], tuple[str, list[tuple[int, int]]]]
+
+
 @runtime_checkable
 class Tokenizer(Protocol):
     """What an audit needs from a tokenizer: token spans and the settings that produced them."""
 
     name: str
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """For each text, UTF-8 byte (starts, ends) of its tokens; no special tokens added."""
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        """For each text, its tokens' byte spans; no special tokens added or recognised."""
         ...
 
     def info(self) -> dict[str, str]:
         """Signature fragment: backend, source, file hash, library version, settings."""
+        ...
+
+    def pre_tokenizer(self) -> PreTokenizer | None:
+        """The split applied before the model, or None when there is none (SentencePiece)."""
         ...
 
 
@@ -56,7 +78,8 @@ def known_schemes() -> list[str]:
 
 
 def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
-    """Load a tokenizer from a spec; an existing path wins over a `scheme:` prefix."""
+    """Load a tokenizer from a spec; baseline names are reserved, then an existing path wins
+    over a `scheme:` prefix."""
     if spec in BASELINES:
         return _resolve(BASELINES[spec])()
     if Path(spec).exists():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import Encoded
 from ..text import char_to_byte_offsets, graphemes, segmenter_info
 
 
@@ -17,38 +18,41 @@ class _Baseline:
     def info(self) -> dict[str, str]:
         return {"backend": "baseline", "unit": self.unit}
 
+    def pre_tokenizer(self) -> None:
+        return None
+
 
 class Bytes(_Baseline):
     name = unit = "bytes"
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def encode(self, texts: list[str]) -> list[Encoded]:
         out = []
         for text in texts:
             starts = np.arange(len(text.encode("utf-8")), dtype=np.int64)
-            out.append((starts, starts + 1))
+            out.append(Encoded(starts, starts + 1))
         return out
 
 
 class Chars(_Baseline):
     name = unit = "chars"
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def encode(self, texts: list[str]) -> list[Encoded]:
         out = []
         for text in texts:
             offsets = char_to_byte_offsets(text)
-            out.append((offsets[:-1], offsets[1:]))
+            out.append(Encoded(offsets[:-1], offsets[1:]))
         return out
 
 
 class Graphemes(_Baseline):
     name = unit = "graphemes"
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def encode(self, texts: list[str]) -> list[Encoded]:
         out = []
         for text in texts:
             lengths = np.fromiter((len(g.encode("utf-8")) for g in graphemes(text)), dtype=np.int64)
             ends = np.cumsum(lengths, dtype=np.int64)
-            out.append((ends - lengths, ends))
+            out.append(Encoded(ends - lengths, ends))
         return out
 
     def info(self) -> dict[str, str]:

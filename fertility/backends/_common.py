@@ -44,7 +44,7 @@ def display_name(path: Path) -> str:
     """
     if path.name not in _GENERIC_FILES:
         return path.name
-    for parent in path.resolve().parents:
+    for parent in path.absolute().parents:  # not resolve(): hub snapshots symlink into blobs/
         name = parent.name
         if name.startswith("models--"):
             return name.removeprefix("models--").replace("--", "/")

@@ -7,6 +7,7 @@ tokens are neither added nor recognised inside the text.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import tokenizers
 
 from ..errors import TokenizerError
+from . import Encoded, PreTokenizer
 from ._common import char_spans_to_bytes, display_name, sha256_file
 
 
@@ -69,6 +71,7 @@ class HFTokenizer:
         tokenizer.no_truncation()
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
+        self._unknown, self._byte = _token_kinds(tokenizer)
         self.path = path
         self.name = name or display_name(path)
 
@@ -76,9 +79,25 @@ class HFTokenizer:
     def tokenizer(self) -> tokenizers.Tokenizer:
         return self._tokenizer
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [char_spans_to_bytes(text, enc.offsets) for text, enc in zip(texts, encodings)]
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        """Offsets are characters: two byte tokens of one character share its span."""
+        out = []
+        for text, enc in zip(texts, self._tokenizer.encode_batch(texts, add_special_tokens=False)):
+            starts, ends = char_spans_to_bytes(text, enc.offsets)
+            ids = np.asarray(enc.ids, dtype=np.int64)
+            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
+        return out
+
+    def pre_tokenizer(self) -> PreTokenizer | None:
+        pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer
+        if pre is None:
+            return None
+        described = json.loads(self._tokenizer.to_str()).get("pre_tokenizer") or {}
+
+        def split(text: str) -> tuple[str, list[tuple[int, int]]]:
+            seen = normalizer.normalize_str(text) if normalizer is not None else text
+            return seen, [offsets for _, offsets in pre.pre_tokenize_str(seen)]
+        return PreTokenizer(_describe(described), split)
 
     def info(self) -> dict[str, str]:
         model = type(self._tokenizer.model).__name__
@@ -93,6 +112,54 @@ class HFTokenizer:
             "special_tokens": "not added, not recognised in text",
             "library": f"tokenizers {tokenizers.__version__}",
         }
+
+
+def _byte_level_alphabet() -> dict[str, int]:
+    """GPT-2's printable stand-ins for the 256 bytes (as in `tokenizers`' ByteLevel)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+def _token_kinds(tokenizer: tokenizers.Tokenizer) -> tuple[np.ndarray, np.ndarray]:
+    """Per id: is it the unknown token; is it raw bytes (`<0xE0>` fallback, or a byte-level
+    token that is not whole UTF-8 characters)?"""
+    config = json.loads(tokenizer.to_str())
+    model = config.get("model") or {}
+    vocab = tokenizer.get_vocab(with_added_tokens=True)
+    size = max(vocab.values(), default=-1) + 1
+    unknown, byte = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+    unk_token = model.get("unk_token")
+    if isinstance(unk_token, str) and unk_token in vocab:
+        unknown[vocab[unk_token]] = True
+    if isinstance(model.get("unk_id"), int) and model["unk_id"] < size:
+        unknown[model["unk_id"]] = True
+    byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
+    alphabet = _byte_level_alphabet() if byte_level else {}
+    for token, index in vocab.items():
+        if model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+            byte[index] = True
+        elif alphabet and all(c in alphabet for c in token):
+            try:
+                bytes(alphabet[c] for c in token).decode("utf-8")
+            except UnicodeDecodeError:
+                byte[index] = True
+    return unknown, byte
+
+
+def _describe(pre_tokenizer: dict) -> str:
+    """`Sequence[Split, ByteLevel]` from a tokenizer.json pre_tokenizer section."""
+    kind = pre_tokenizer.get("type", "?")
+    if kind == "Sequence":
+        return "Sequence[" + ", ".join(_describe(p) for p in pre_tokenizer["pretokenizers"]) + "]"
+    return kind
 
 
 def load(reference: str, *, pattern: str | None = None) -> HFTokenizer:

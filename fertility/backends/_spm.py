@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import sentencepiece
 
+from . import Encoded
 from ..errors import TokenizerError
 from ._common import display_name, sha256_file
 
@@ -24,6 +25,9 @@ class SPMTokenizer:
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid SentencePiece model ({first})") from None
         self._processor = processor
+        size = processor.get_piece_size()
+        self._unknown = np.fromiter((processor.IsUnknown(i) for i in range(size)), dtype=bool, count=size)
+        self._byte = np.fromiter((processor.IsByte(i) for i in range(size)), dtype=bool, count=size)
         self.path = path
         self.name = display_name(path)
 
@@ -31,14 +35,21 @@ class SPMTokenizer:
     def processor(self) -> sentencepiece.SentencePieceProcessor:
         return self._processor
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        """Byte-fallback pieces of one character: all but the last have zero width."""
         out = []
         for proto in self._processor.encode(texts, return_type="proto"):
             pieces = proto.pieces
-            starts = np.fromiter((p.begin for p in pieces), dtype=np.int64, count=len(pieces))
-            ends = np.fromiter((p.end for p in pieces), dtype=np.int64, count=len(pieces))
-            out.append((starts, ends))
+            n = len(pieces)
+            starts = np.fromiter((p.begin for p in pieces), dtype=np.int64, count=n)
+            ends = np.fromiter((p.end for p in pieces), dtype=np.int64, count=n)
+            ids = np.fromiter((p.id for p in pieces), dtype=np.int64, count=n)
+            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
         return out
+
+    def pre_tokenizer(self) -> None:
+        """SentencePiece has no pre-tokenizer: pieces may span any characters but spaces' rules."""
+        return None
 
     def info(self) -> dict[str, str]:
         return {

@@ -16,9 +16,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import regex
 import tiktoken
 
 from ..errors import TokenizerError
+from . import Encoded, PreTokenizer
 from ..patterns import CL100K, GPT2, O200K, resolve_pattern
 from ._common import display_name, sha256_file, spans_from_lengths
 
@@ -52,9 +54,14 @@ class TiktokenTokenizer:
         except ValueError as err:
             raise TokenizerError(f"{source}: cannot build a tiktoken encoding ({err})") from None
         lengths = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+        partial = np.zeros(len(lengths), dtype=bool)  # tokens that are not whole characters
         for token, rank in ranks.items():
             lengths[rank] = len(token)
-        self._lengths = lengths
+            try:
+                token.decode("utf-8")
+            except UnicodeDecodeError:
+                partial[rank] = True
+        self._lengths, self._partial = lengths, partial
         self.name = name
         self.pattern = pattern
         self.pattern_name = pattern_name
@@ -66,9 +73,20 @@ class TiktokenTokenizer:
     def encoding(self) -> tiktoken.Encoding:
         return self._encoding
 
-    def token_spans(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        batches = self._encoding.encode_ordinary_batch(texts)
-        return [spans_from_lengths(self._lengths[np.asarray(ids, dtype=np.int64)]) for ids in batches]
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        out = []
+        for ids in self._encoding.encode_ordinary_batch(texts):
+            ids = np.asarray(ids, dtype=np.int64)
+            starts, ends = spans_from_lengths(self._lengths[ids])
+            out.append(Encoded(starts, ends, None, self._partial[ids]))
+        return out
+
+    def pre_tokenizer(self) -> PreTokenizer:
+        compiled = regex.compile(self.pattern)
+
+        def split(text: str) -> tuple[str, list[tuple[int, int]]]:
+            return text, [match.span() for match in compiled.finditer(text)]
+        return PreTokenizer(f"regex ({self.pattern_name})", split)
 
     def info(self) -> dict[str, str]:
         return {

@@ -1,0 +1,97 @@
+"""The pre-tokenizer ceiling: characters per pre-token, and the cuts it makes inside graphemes.
+
+No merge can cross a pre-token boundary, so chars per pre-token bounds chars per token for any
+vocabulary size. A split regex such as GPT-2's (` ?\\p{L}+`) cuts Bengali vowel signs, virama
+and nukta (`\\p{M}`) away from their consonants; that is the cause we name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import regex
+
+from .backends import PreTokenizer
+from .corpus import Document
+
+_GRAPHEME = regex.compile(r"\X")
+_MARK = regex.compile(r"\p{M}")
+_WORD = regex.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class PretokenCounts:
+    """Additive counts of one language's pre-tokenization."""
+
+    n_chars: int = 0  # characters as the splitter saw them (after any normalizer)
+    n_pretokens: int = 0
+    n_boundaries: int = 0  # distinct inner positions where one piece ends or the next starts
+    n_cut_boundaries: int = 0  # boundaries inside an extended grapheme cluster
+    n_mark_cuts: int = 0  # boundaries right before a combining mark (\p{M})
+
+    def __add__(self, other: PretokenCounts) -> PretokenCounts:
+        return PretokenCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class CutExample:
+    word: str
+    pieces: tuple[str, ...]
+    n_cuts: int
+
+
+def grapheme_starts(text: str) -> set[int]:
+    return {match.start() for match in _GRAPHEME.finditer(text)} | {len(text)}
+
+
+def inner_boundaries(spans: Sequence[tuple[int, int]], length: int) -> list[int]:
+    """Positions strictly inside the text where a piece starts or ends, in order."""
+    positions = {p for span in spans for p in span if 0 < p < length}
+    return sorted(positions)
+
+
+def analyse(text: str, spans: Sequence[tuple[int, int]]) -> tuple[PretokenCounts, list[int]]:
+    """Counts for one text and the boundaries that cut a grapheme cluster."""
+    starts = grapheme_starts(text)
+    boundaries = inner_boundaries(spans, len(text))
+    cuts = [p for p in boundaries if p not in starts]
+    marks = sum(1 for p in cuts if _MARK.match(text, p))
+    return PretokenCounts(len(text), len(spans), len(boundaries), len(cuts), marks), cuts
+
+
+def word_examples(text: str, spans: Sequence[tuple[int, int]], cuts: list[int]) -> list[CutExample]:
+    """The whitespace words that contain cuts, each with its pieces."""
+    out = []
+    cut_set = set(cuts)
+    for word in _WORD.finditer(text):
+        inside = [p for p in range(word.start() + 1, word.end()) if p in cut_set]
+        if not inside:
+            continue
+        edges = sorted({word.start(), word.end(),
+                        *(p for s in spans for p in s if word.start() < p < word.end())})
+        pieces = tuple(text[a:b] for a, b in zip(edges, edges[1:]))
+        out.append(CutExample(word.group(), pieces, len(inside)))
+    return out
+
+
+def count_pretokens(pre_tokenizer: PreTokenizer, documents: Sequence[Document], *,
+                    max_examples: int = 5) -> tuple[dict[str, PretokenCounts], dict[str, list[CutExample]]]:
+    """Per language: pre-token counts, and the words with the most mark cuts as examples."""
+    totals: dict[str, PretokenCounts] = {}
+    examples: dict[str, dict[str, CutExample]] = {}
+    for doc in documents:
+        seen, spans = pre_tokenizer.split(doc.text)
+        counts, cuts = analyse(seen, spans)
+        totals[doc.lang] = totals[doc.lang] + counts if doc.lang in totals else counts
+        if cuts:
+            pool = examples.setdefault(doc.lang, {})
+            if len(pool) < 200:
+                for example in word_examples(seen, spans, cuts):
+                    pool.setdefault(example.word, example)
+    worst = {lang: sorted(pool.values(), key=lambda e: (-e.n_cuts, e.word))[:max_examples]
+             for lang, pool in examples.items()}
+    return totals, worst
