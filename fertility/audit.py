@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from collections import Counter
+
 from .backends import Tokenizer, load_tokenizer
 from .corpus import Corpus, read_corpus
+from .diagnose import Thresholds, diagnose as judge
 from .errors import UsageError
+from .evidence import Evidence, gather
 from .measure import count, profile_documents
 from .results import AuditResult
 from .samples import samples_dir
@@ -24,8 +28,13 @@ def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[
 
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None,
-          progress: Progress | None = None) -> AuditResult:
-    """Measure every tokenizer on the corpus (the bundled samples when none is given)."""
+          progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
+          mix: dict[str, float] | None = None, thresholds: Thresholds = Thresholds()) -> AuditResult:
+    """Measure every tokenizer on the corpus (the bundled samples when none is given).
+
+    With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
+    into findings against `reference` and the optional content `mix`.
+    """
     if not tokenizers:
         raise UsageError("no tokenizer given")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
@@ -38,11 +47,18 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
     profiles = profile_documents(corpus.documents)
     counts = {}
+    evidence = Evidence() if diagnose else None
     for name, tokenizer in zip(names, loaded):
         advance = progress(f"tokenizing with {name}", len(corpus.documents)) if progress else None
-        for lang, lang_counts in count(tokenizer, corpus.documents, profiles=profiles,
-                                       advance=advance).items():
+        offenders: dict[str, Counter] = {}
+        per_lang = count(tokenizer, corpus.documents, profiles=profiles, advance=advance,
+                         offenders=offenders if diagnose else None)
+        for lang, lang_counts in per_lang.items():
             counts[(name, lang)] = lang_counts
+        if evidence is not None:
+            gather(name, tokenizer, corpus.documents, profiles, per_lang, offenders, evidence)
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, corpus)
+    findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
+                     thresholds=thresholds) if diagnose else []
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(corpus.scripts),
-                       counts=counts)
+                       counts=counts, findings=tuple(findings), evidence=evidence)

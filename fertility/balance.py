@@ -98,15 +98,23 @@ def budget(counts: dict[str, Counts], mix: dict[str, float] | None = None) -> li
             for lang in content]
 
 
+def reordered(a: BudgetRow, b: BudgetRow, *, margin: float = 0.10) -> bool:
+    """Tokens put a and b in the opposite order of their content shares.
+
+    Pairs whose content shares are within `margin` (relative) of each other do not count:
+    on parallel text every language has about the same share and any premium would reorder.
+    """
+    if abs(a.content_share - b.content_share) <= margin * max(a.content_share, b.content_share):
+        return False
+    return (a.content_share - b.content_share) * (a.token_share - b.token_share) < 0
+
+
 def inversions(rows: list[BudgetRow], *, threshold: float = 0.10) -> list[BudgetRow]:
     """Languages whose token share reorders the mix or moves from the content share by > threshold."""
-    by_content = [r.lang for r in sorted(rows, key=lambda r: (-r.content_share, r.lang))]
-    by_tokens = [r.lang for r in sorted(rows, key=lambda r: (-r.token_share, r.lang))]
     flagged = []
     for row in rows:
         moved = abs(row.token_share - row.content_share) > threshold or \
             abs(row.text_share_by_tokens - row.content_share) > threshold
-        reordered = by_content.index(row.lang) != by_tokens.index(row.lang)
-        if moved or reordered:
+        if moved or any(reordered(row, other) for other in rows if other is not row):
             flagged.append(row)
     return flagged

@@ -15,8 +15,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import render
 from .audit import audit as run_audit
+from .balance import parse_mix
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
-from .errors import EXIT_INTERNAL, FertilityError, OutputError
+from .backends import load_tokenizer
+from .corpus import read_text_file
+from .errors import EXIT_INTERNAL, FertilityError, OutputError, UsageError
+from .show import render_shown, show as show_tokens
 from .output import write_output
 from .version import __version__
 
@@ -107,9 +111,15 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
               help="One row per language, or per Unicode script (languages summed).")
 @click.option("--pattern", metavar="NAME|REGEX",
               help="Split pattern for .tiktoken files of unknown origin (gpt2, cl100k, o200k or a regex).")
+@click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
+              help="Language premiums are measured against.")
+@click.option("--mix", metavar="LANG=SHARE,...",
+              help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3) for the token budget.")
+@click.option("--findings/--no-findings", default=True, show_default=True,
+              help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @output_options
-def audit(tokenizers, corpus, per_file, by, pattern, quiet, fmt, output, force):
+def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, quiet, fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
@@ -119,24 +129,44 @@ def audit(tokenizers, corpus, per_file, by, pattern, quiet, fmt, output, force):
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern,
-                           progress=progress)
+                           progress=progress, diagnose=findings, reference=reference,
+                           mix=parse_mix(mix) if mix else None)
     frame = result.to_frame(by=by)
-    emit(fmt, output, force, frame=frame, signature=result.signature)
+    emit(fmt, output, force, frame=frame, signature=result.signature,
+         findings=list(result.findings) if findings else None)
 
 
-def emit(fmt: str, output: Path | None, force: bool, *, frame, signature) -> None:
+@cli.command()
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.argument("text", required=False)
+@click.option("--file", "file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read the text from a UTF-8 file instead.")
+@click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
+def show(tokenizers, text, file, pattern):
+    """Draw a text's token boundaries; `¦` marks a boundary inside a grapheme cluster.
+
+    Example: fertility show -t tiktoken:cl100k_base "বাংলা ভাষা"
+    """
+    if (text is None) == (file is None):
+        raise UsageError("give TEXT or --file FILE (exactly one)")
+    if file is not None:
+        text = read_text_file(file)
+    console = Console()
+    for spec in tokenizers or DEFAULT_TOKENIZERS:
+        tokenizer = load_tokenizer(spec, pattern=pattern)
+        console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+
+
+def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None) -> None:
     """Render to stdout (a rich table on a terminal) or write atomically to --output."""
     if fmt == "table" and output is None:
-        console = Console()
-        console.print(render.table(frame, signature, width=console.width))
-        for note in render.notes(frame, width=console.width):
-            console.print(note, style="dim", markup=False)
+        render.print_table(Console(), frame, signature, findings=findings)
         return
     text = {
-        "json": lambda: render.to_json(frame, signature),
+        "json": lambda: render.to_json(frame, signature, findings=findings),
         "csv": lambda: render.to_csv(frame),
-        "markdown": lambda: render.to_markdown(frame, signature),
-        "table": lambda: render.to_text_table(frame, signature),
+        "markdown": lambda: render.to_markdown(frame, signature, findings=findings),
+        "table": lambda: render.to_text_table(frame, signature, findings=findings),
     }[fmt]()
     if output is None:
         click.echo(text, nl=False)

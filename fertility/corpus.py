@@ -50,15 +50,35 @@ class Corpus:
         return grouped
 
 
-def language_of(path: Path) -> tuple[str, str | None]:
-    """Language key and declared script from a file name: `ben_Beng.txt` -> (ben_Beng, Beng).
+def _key(name: str) -> tuple[str, str | None] | None:
+    """(key, declared script) if `name` is a language key (`ben_Beng`, `bn`), else None."""
+    match = _LANG_KEY.match(name)
+    if not match:
+        return None
+    script = match["script"]
+    if script and not is_known_script(script):
+        return None
+    return name, script
 
-    A bare code (`bn.txt`) or any other name keeps its stem; its script is detected later.
+
+def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
+    """Language key and declared script: `ben_Beng.txt` -> (ben_Beng, Beng).
+
+    A file whose name is no language key takes the nearest folder below `root` that is one
+    (`mono/ben/news/x.txt` -> ben); failing that it keeps its stem. Undeclared scripts are
+    detected from the text later.
     """
     stem = path.name[: -len(".txt")] if path.name.endswith(".txt") else path.stem
-    match = _LANG_KEY.match(stem)
-    if match and match["script"] and is_known_script(match["script"]):
-        return stem, match["script"]
+    found = _key(stem)
+    if found:
+        return found
+    if root is not None and root != path:
+        for folder in path.parents:
+            found = _key(folder.name)
+            if found:
+                return found
+            if folder == root:
+                break
     return stem, None
 
 
@@ -67,7 +87,8 @@ def _text_files(folder: Path) -> list[Path]:
 
 
 def find_files(path: Path) -> list[Path]:
-    """The text files a corpus path stands for: itself, its `*.txt`, or those of its split folders."""
+    """The text files a corpus path stands for: itself, its `*.txt`, or those below it
+    (split folders such as dev/ and devtest/, or language folders such as ben/news/)."""
     if not path.exists():
         raise CorpusError(f"{path}: no such file or directory")
     if path.is_file():
@@ -75,8 +96,8 @@ def find_files(path: Path) -> list[Path]:
     files = _text_files(path)
     if files:
         return files
-    splits = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    files = [f for split in splits for f in _text_files(split)]
+    files = sorted(p for p in path.rglob("*.txt") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
     if not files:
         raise CorpusError(f"{path}: directory holds no .txt files (expected {{lang}}.txt, "
                           f"e.g. ben_Beng.txt, or split folders such as dev/ and devtest/)")
@@ -95,6 +116,15 @@ def decode_strict(path: Path, data: bytes) -> str:
         raise CorpusError(f"{path}:{line}:{column}: not valid UTF-8 (byte {bad}: {err.reason}); "
                           "convert the file to UTF-8, e.g. with iconv") from None
     return text.removeprefix("\ufeff")
+
+
+def read_text_file(path: Path) -> str:
+    """A whole file as strict UTF-8 (for `show --file`), with the same errors as corpora."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise CorpusError(f"{path}: cannot read ({err.strerror})") from None
+    return decode_strict(Path(path), data)
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -124,7 +154,7 @@ def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
             lines = _lines(decode_strict(file, data))
             if not lines:
                 raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
-            lang, script = language_of(file)
+            lang, script = language_of(file, Path(root))
             declared.setdefault(lang, script)
             files.append(str(file))
             digest.update(f"{lang}\0{hashlib.sha256(data).hexdigest()}\0".encode())

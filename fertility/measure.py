@@ -68,7 +68,8 @@ def flagged_chars(text: str, profile_: TextProfile, encoded: Encoded) -> Counter
     chars: set[int] = set()
     for a, b in zip(first.tolist(), last.tolist()):
         chars.update(range(a, max(b, a + 1)))
-    return Counter(text[i] for i in chars if i < len(text))
+    # a byte token such as " \xe0\xa6" also covers the space before the character it cuts
+    return Counter(text[i] for i in chars if i < len(text) and not text[i].isspace())
 
 
 def count(tokenizer: Tokenizer, documents: Sequence[Document], *,

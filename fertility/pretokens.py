@@ -44,6 +44,14 @@ class CutExample:
     n_cuts: int
 
 
+MAX_EXAMPLE_CHARS = 24  # a whole Chinese sentence is one "word": too long to show
+
+
+def example_rank(example: CutExample) -> tuple:
+    """Most cuts first among words short enough to read; then alphabetical for stable output."""
+    return (len(example.word) > MAX_EXAMPLE_CHARS, -example.n_cuts, example.word)
+
+
 def grapheme_starts(text: str) -> set[int]:
     return {match.start() for match in _GRAPHEME.finditer(text)} | {len(text)}
 
@@ -92,6 +100,6 @@ def count_pretokens(pre_tokenizer: PreTokenizer, documents: Sequence[Document], 
             if len(pool) < 200:
                 for example in word_examples(seen, spans, cuts):
                     pool.setdefault(example.word, example)
-    worst = {lang: sorted(pool.values(), key=lambda e: (-e.n_cuts, e.word))[:max_examples]
+    worst = {lang: sorted(pool.values(), key=example_rank)[:max_examples]
              for lang, pool in examples.items()}
     return totals, worst

@@ -9,6 +9,7 @@ import math
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .results import ALL
 from .signature import short_signature
@@ -60,7 +61,38 @@ def _json_value(value):
         return None
     if hasattr(value, "item"):  # numpy scalar
         return _json_value(value.item())
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
     return value
+
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def findings_text(findings, *, examples: int = 2) -> Text:
+    """The findings section under the table: verdict, fix, a few examples each."""
+    out = Text()
+    out.append(f"Findings ({len(findings)})\n" if findings else "Findings: none\n", style="bold")
+    for finding in findings:
+        out.append(f"[{finding.severity}]", style=_SEVERITY_STYLE[finding.severity])
+        where = f" {finding.tokenizer}" + (f" {finding.lang}" if finding.lang else "")
+        out.append(f" {finding.code}{where}: ", style="bold")
+        out.append(finding.message + "\n")
+        out.append(f"    fix: {finding.fix}\n", style="dim")
+        for example in finding.examples[:examples]:
+            out.append(f"    e.g. {example}\n", style="dim")
+    return out
+
+
+def findings_markdown(findings, *, examples: int = 3) -> str:
+    lines = ["", "## Findings", ""] if findings else []
+    for f in findings:
+        where = f"{f.tokenizer}" + (f" {f.lang}" if f.lang else "")
+        lines.append(f"- **{f.severity}** `{f.code}` {where}: {f.message}. Fix: {f.fix}.")
+        lines += [f"  - e.g. `{example}`" for example in f.examples[:examples]]
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
@@ -78,12 +110,12 @@ def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
     return out
 
 
-def to_json(frame: pd.DataFrame, signature: dict, *, findings: list[dict] | None = None) -> str:
+def to_json(frame: pd.DataFrame, signature: dict, *, findings=None) -> str:
     rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
     payload = {"fertility_version": __version__, "signature": signature,
                "signature_short": short_signature(signature), "rows": rows}
     if findings is not None:
-        payload["findings"] = findings
+        payload["findings"] = [_json_value(f.as_dict()) for f in findings]
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -93,7 +125,7 @@ def to_csv(frame: pd.DataFrame) -> str:
     return buffer.getvalue()
 
 
-def to_markdown(frame: pd.DataFrame, signature: dict) -> str:
+def to_markdown(frame: pd.DataFrame, signature: dict, *, findings=None) -> str:
     columns = list(frame.columns)
     lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
              "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
@@ -101,7 +133,7 @@ def to_markdown(frame: pd.DataFrame, signature: dict) -> str:
         cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in notes(frame)), f"- signature: `{short_signature(signature)}`"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + findings_markdown(findings or [])
 
 
 def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
@@ -124,10 +156,18 @@ def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
     return result
 
 
-def to_text_table(frame: pd.DataFrame, signature: dict, *, width: int = 200) -> str:
-    """The table as plain text (for --output with the table format)."""
+def print_table(console: Console, frame: pd.DataFrame, signature: dict, *, findings=None) -> None:
+    """The terminal view: table, footnotes, then findings (when diagnosed)."""
+    console.print(table(frame, signature, width=console.width))
+    for note in notes(frame, width=console.width):
+        console.print(note, style="dim", markup=False)
+    if findings is not None:
+        console.print()
+        console.print(findings_text(findings))
+
+
+def to_text_table(frame: pd.DataFrame, signature: dict, *, findings=None, width: int = WIDE) -> str:
+    """The terminal view as plain text (for --output with the table format)."""
     console = Console(file=io.StringIO(), width=width, no_color=True, force_terminal=False)
-    console.print(table(frame, signature, width=width))
-    for note in notes(frame, width=width):
-        console.print(note, markup=False)
+    print_table(console, frame, signature, findings=findings)
     return console.file.getvalue()

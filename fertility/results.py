@@ -76,7 +76,8 @@ class AuditResult:
     tokenizers: tuple[str, ...]
     scripts: dict[str, str]  # language -> ISO 15924 script
     counts: dict[tuple[str, str], Counts]
-    findings: tuple = field(default=())
+    findings: tuple = field(default=())  # diagnose.Finding, most severe first
+    evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
 
     def languages(self) -> list[str]:
         return list(self.scripts)

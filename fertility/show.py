@@ -1,0 +1,77 @@
+"""`fertility show`: a text with its token boundaries drawn, grapheme-cutting ones marked.
+
+One glance shows the trap: `ক|ি` where a vowel sign was cut from its consonant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from .backends import Tokenizer
+from .integrity import token_pieces
+from .measure import cut_boundaries
+from .pretokens import analyse
+from .text import profile
+
+CUT = "¦"  # a boundary inside a grapheme cluster
+BOUNDARY = "|"
+_STYLES = ("on grey23", "on grey35")
+
+
+@dataclass(frozen=True)
+class Shown:
+    pieces: list[str]
+    cuts: list[bool]  # per boundary between pieces
+    n_chars: int
+    n_graphemes: int
+    pre_pieces: list[str] | None  # the pre-tokenizer's pieces, when it has one
+    pre_cuts: list[bool] | None
+    pre_tokenizer: str | None
+
+
+def show(tokenizer: Tokenizer, text: str) -> Shown:
+    prof = profile(text)
+    encoded = tokenizer.encode([text])[0]
+    cuts = cut_boundaries(prof, encoded).tolist()
+    pre = tokenizer.pre_tokenizer()
+    pre_pieces = pre_cuts = None
+    if pre is not None:
+        seen, spans = pre.split(text)
+        _, cut_positions = analyse(seen, spans)
+        pre_pieces = [seen[a:b] for a, b in spans]
+        pre_cuts = [a in set(cut_positions) for a, _ in spans[1:]]
+    return Shown(token_pieces(text, encoded), cuts, prof.n_chars, prof.n_graphemes, pre_pieces,
+                 pre_cuts, pre.name if pre is not None else None)
+
+
+def _line(pieces: list[str], cuts: list[bool], *, color: bool) -> Text:
+    out = Text()
+    for index, piece in enumerate(pieces):
+        if index:
+            cut = cuts[index - 1]
+            out.append(CUT if cut else BOUNDARY, style="bold red" if cut else "dim")
+        out.append(piece.replace("\n", "⏎"), style=_STYLES[index % 2] if color else None)
+    return out
+
+
+def render_shown(name: str, shown: Shown, *, color: bool = True) -> Text:
+    n_cuts = sum(shown.cuts)
+    out = Text()
+    out.append(f"{name}: ", style="bold")
+    out.append(f"{len(shown.pieces)} tokens, {shown.n_chars} chars "
+               f"({shown.n_chars / len(shown.pieces):.2f} chars/token), "
+               f"{n_cuts} of {len(shown.cuts)} boundaries inside a grapheme ({CUT})\n"
+               if shown.pieces else "0 tokens\n")
+    out.append("  tokens:      ")
+    out.append_text(_line(shown.pieces, shown.cuts, color=color))
+    out.append("\n")
+    if shown.pre_pieces is not None:
+        out.append(f"  pre-tokens:  ")
+        out.append_text(_line(shown.pre_pieces, shown.pre_cuts, color=color))
+        out.append(f"\n  ({shown.pre_tokenizer}: {len(shown.pre_pieces)} pre-tokens, "
+                   f"{sum(shown.pre_cuts)} cuts inside a grapheme)\n", style="dim")
+    else:
+        out.append("  pre-tokens:  none (no pre-tokenizer)\n", style="dim")
+    return out

@@ -1,0 +1,234 @@
+"""Training a grapheme-aware BPE that any `tokenizers` install loads as a plain tokenizer.json.
+
+Two kinds of units:
+- `bytes` (default): byte-level BPE whose split pattern keeps combining marks (`\\p{M}`) with
+  their letters, so merges can span whole Bengali words; nothing is ever unknown.
+- `graphemes`: BPE whose merges never cut an extended grapheme cluster. `tokenizers` cannot do
+  this natively (its initial alphabet is code points and Python pre-tokenizers cannot be
+  saved), so training runs on text where every multi-code-point cluster stands as one private
+  use character; afterwards the vocabulary and merges are written back in real text, and
+  merges that assemble each cluster from its code points are put first, so encoding builds
+  clusters before anything else. Unseen characters fall back to bytes (`<0xE0>`), losslessly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+
+import regex
+import tokenizers
+from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+from .corpus import Document
+from .errors import UsageError
+from .patterns import GPT2
+from .text import graphemes
+
+# GPT-2's pattern with \p{M} beside \p{L}: vowel signs, virama and nukta stay in their word.
+MARKS = r"""'(?:[sdmt]|ll|ve|re)| ?[\p{L}\p{M}]+| ?\p{N}+| ?[^\s\p{L}\p{M}\p{N}]+|\s+(?!\S)|\s+"""
+TRAIN_PATTERNS = {"marks": MARKS, "gpt2": GPT2}
+UNITS = ("bytes", "graphemes")
+_SEPARATOR = "\x1f"  # between pre-tokens fed to the trainer in grapheme mode (removed from input)
+_PUA_START = 0xF0000  # supplementary private use area A: 65,534 cluster stand-ins
+
+Progress = Callable[[str, int], Callable[[int], None]]
+
+
+def sample_documents(documents: Sequence[Document], weights: dict[str, float] | None,
+                     *, seed: int) -> list[Document]:
+    """Each language's documents repeated `weight` times (fractions sampled with `seed`)."""
+    if not weights:
+        return list(documents)
+    unknown = sorted(set(weights) - {d.lang for d in documents})
+    if unknown:
+        raise UsageError(f"--weights names languages not in the training corpus: {', '.join(unknown)}")
+    rng = random.Random(seed)
+    out: list[Document] = []
+    for doc in documents:
+        weight = weights.get(doc.lang, 1.0)
+        copies = int(weight) + (rng.random() < weight - int(weight))
+        out.extend([doc] * copies)
+    return out
+
+
+def temperature_weights(char_counts: dict[str, int], temperature: float) -> dict[str, float]:
+    """Multipliers that turn natural shares p into p^(1/T) shares; the largest language keeps 1."""
+    if temperature <= 0:
+        raise UsageError("--temperature must be positive")
+    total = sum(char_counts.values())
+    shares = {lang: n / total for lang, n in char_counts.items()}
+    target = {lang: p ** (1 / temperature) for lang, p in shares.items()}
+    norm = sum(target.values())
+    multipliers = {lang: (target[lang] / norm) / shares[lang] for lang in shares}
+    base = multipliers[max(shares, key=shares.__getitem__)]
+    return {lang: m / base for lang, m in multipliers.items()}
+
+
+def _byte_level_tokenizer(pattern: str) -> tokenizers.Tokenizer:
+    tokenizer = tokenizers.Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tokenizer.decoder = decoders.ByteLevel()
+    return tokenizer
+
+
+def train_bytes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern: str,
+                min_frequency: int) -> tokenizers.Tokenizer:
+    tokenizer = _byte_level_tokenizer(pattern)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tokenizer.train_from_iterator(texts(), trainer)
+    return tokenizer
+
+
+class _ClusterMap:
+    """Multi-code-point grapheme clusters <-> private-use stand-ins, built as text streams by."""
+
+    def __init__(self):
+        self.to_char: dict[str, str] = {}
+        self.to_cluster: dict[str, str] = {}
+
+    def encode(self, text: str) -> str:
+        out = []
+        for cluster in graphemes(text):
+            if len(cluster) == 1:
+                out.append(cluster)
+                continue
+            char = self.to_char.get(cluster)
+            if char is None:
+                if len(self.to_char) >= 0xFFFE:
+                    raise UsageError("more than 65,534 distinct grapheme clusters: "
+                                     "use --units bytes for this corpus")
+                char = chr(_PUA_START + len(self.to_char))
+                self.to_char[cluster], self.to_cluster[char] = char, cluster
+            out.append(char)
+        return "".join(out)
+
+    def decode(self, text: str) -> str:
+        return "".join(self.to_cluster.get(c, c) for c in text)
+
+
+def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern: str,
+                    min_frequency: int) -> tokenizers.Tokenizer:
+    split = regex.compile(pattern)
+    clusters = _ClusterMap()
+
+    def mapped() -> Iterator[str]:
+        for text in texts():
+            text = text.replace(_SEPARATOR, " ")
+            yield _SEPARATOR.join(clusters.encode(piece) for piece in split.findall(text))
+
+    # A first pass learns which clusters exist: the strings their assembly merges build take
+    # vocabulary room, except those the trainer's alphabet (every character seen) has anyway.
+    alphabet: set[str] = set()
+    for text in mapped():
+        alphabet.update(text)
+    alphabet = {clusters.decode(c) for c in alphabet}
+    assembly = _assembly_merges(clusters.to_char)
+    extra = {piece for merge in assembly for piece in (*merge, merge[0] + merge[1])} - alphabet
+    room = vocab_size - 256 - len(extra)
+    if room < 1000:
+        raise UsageError(f"--vocab-size {vocab_size} leaves no room: {len(assembly)} grapheme clusters "
+                         f"and 256 bytes need to fit first; use at least {vocab_size - room + 1000}")
+    trainer_tokenizer = tokenizers.Tokenizer(models.BPE())
+    trainer_tokenizer.pre_tokenizer = pre_tokenizers.Split(_SEPARATOR, behavior="removed")
+    trainer = trainers.BpeTrainer(vocab_size=room, min_frequency=min_frequency, show_progress=False)
+    trainer_tokenizer.train_from_iterator(mapped(), trainer)
+    return _assemble(trainer_tokenizer, clusters, assembly, pattern)
+
+
+def bpe_pieces(word: str, ranks: dict[tuple[str, str], int]) -> list[str]:
+    """What BPE makes of `word` with these merge ranks (lowest-ranked pair first)."""
+    pieces = list(word)
+    while len(pieces) > 1:
+        pairs = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(pieces, pieces[1:]))]
+        known = [(rank, i) for rank, i in pairs if rank is not None]
+        if not known:
+            break
+        _, i = min(known)
+        pieces[i:i + 2] = [pieces[i] + pieces[i + 1]]
+    return pieces
+
+
+def _assembly_merges(clusters: dict[str, str]) -> list[tuple[str, str]]:
+    """Merges that build every cluster from its code points before anything else merges.
+
+    Left-to-right chains, longest clusters first (a short cluster's য+া must not outrank
+    দ্য+া inside দ্যা); then, since one cluster's chain can still fire inside another
+    (ট+্ inside ষ্ট্র), we replay BPE on every cluster and add repair merges until each
+    comes out whole.
+    """
+    merges: dict[tuple[str, str], None] = {}
+    for cluster in sorted(clusters, key=lambda c: (-len(c), c)):
+        for end in range(2, len(cluster) + 1):
+            merges[(cluster[:end - 1], cluster[end - 1])] = None
+    for _ in range(8):
+        ranks = {merge: rank for rank, merge in enumerate(merges)}
+        repairs = 0
+        for cluster in clusters:
+            pieces = bpe_pieces(cluster, ranks)
+            for end in range(2, len(pieces) + 1):
+                merge = ("".join(pieces[:end - 1]), pieces[end - 1])
+                if merge not in merges:
+                    merges[merge] = None
+                    repairs += 1
+        if not repairs:
+            break
+    return list(merges)
+
+
+def _assemble(trained: tokenizers.Tokenizer, clusters: _ClusterMap, assembly: list[tuple[str, str]],
+              pattern: str) -> tokenizers.Tokenizer:
+    """Write the trained vocabulary and merges back in real text, byte fallback included."""
+    import json
+
+    model = json.loads(trained.to_str())["model"]
+    vocab: dict[str, int] = {}
+
+    def add(token: str) -> None:
+        vocab.setdefault(token, len(vocab))
+
+    for byte in range(256):
+        add(f"<0x{byte:02X}>")
+    for left, right in assembly:
+        add(left)
+        add(right)
+        add(left + right)
+    learned = sorted(model["vocab"].items(), key=lambda kv: kv[1])
+    for token, _ in learned:
+        add(clusters.decode(token))
+    merges = [list(m) for m in assembly]
+    for merge in model["merges"]:
+        left, right = merge if isinstance(merge, list) else merge.split(" ", 1)
+        merges.append([clusters.decode(left), clusters.decode(right)])
+    tokenizer = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in merges],
+                                                byte_fallback=True, fuse_unk=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(pattern), behavior="isolated")
+    tokenizer.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
+    return tokenizer
+
+
+def train_tokenizer(documents: Sequence[Document], *, vocab_size: int, units: str = "bytes",
+                    pattern: str = "marks", weights: dict[str, float] | None = None,
+                    seed: int = 0, min_frequency: int = 2) -> tokenizers.Tokenizer:
+    """Train on `documents` (sampled by language `weights`) and return the tokenizer."""
+    if units not in UNITS:
+        raise UsageError(f"--units {units!r}: choose one of {', '.join(UNITS)}")
+    if vocab_size < 300:
+        raise UsageError(f"--vocab-size {vocab_size} is too small (at least 300: 256 bytes come first)")
+    split = TRAIN_PATTERNS.get(pattern, pattern)
+    try:
+        regex.compile(split)
+    except regex.error as err:
+        raise UsageError(f"pattern {pattern!r} is neither {' nor '.join(TRAIN_PATTERNS)} nor a regex ({err})")
+    chosen = sample_documents(documents, weights, seed=seed)
+
+    def texts() -> Iterator[str]:
+        return (doc.text for doc in chosen)
+
+    train = train_graphemes if units == "graphemes" else train_bytes
+    return train(texts, vocab_size=vocab_size, pattern=split, min_frequency=min_frequency)
