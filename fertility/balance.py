@@ -53,21 +53,27 @@ def gini(values: list[float]) -> float:
     return sum(abs(a - b) for a in values for b in values) / (2 * n * n * mean)
 
 
+def parse_pairs(text: str, *, option: str) -> dict[str, float]:
+    """`ben_Beng=0.7,eng_Latn=0.3` -> {lang: positive number}; anything else is a usage error."""
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        lang, sep, raw = part.partition("=")
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not sep or not lang.strip() or not value > 0 or math.isinf(value):
+            raise UsageError(f"{option} {text!r}: expected LANG=NUMBER pairs with positive numbers, "
+                             f"e.g. ben_Beng=0.7,eng_Latn=0.3 (bad part: {part!r})")
+        values[lang.strip()] = value
+    if not values:
+        raise UsageError(f"{option} {text!r}: no LANG=NUMBER pairs")
+    return values
+
+
 def parse_mix(text: str) -> dict[str, float]:
     """`ben_Beng=0.7,eng_Latn=0.3` -> shares normalised to sum 1."""
-    shares: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        lang, sep, value = part.partition("=")
-        try:
-            share = float(value)
-        except ValueError:
-            share = -1.0
-        if not sep or not lang or not share > 0 or math.isinf(share):
-            raise UsageError(f"--mix {text!r}: expected LANG=SHARE pairs with positive shares, "
-                             f"e.g. ben_Beng=0.7,eng_Latn=0.3 (bad part: {part!r})")
-        shares[lang.strip()] = share
-    if not shares:
-        raise UsageError(f"--mix {text!r}: no LANG=SHARE pairs")
+    shares = parse_pairs(text, option="--mix")
     total = sum(shares.values())
     return {lang: share / total for lang, share in shares.items()}
 

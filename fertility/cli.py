@@ -15,7 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import render
 from .audit import audit as run_audit
-from .balance import parse_mix
+from .balance import parse_mix, parse_pairs
+from .retrain import retrain as run_retrain
+from .train import BALANCES, TRAIN_PATTERNS, UNITS
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
 from .backends import load_tokenizer
 from .corpus import read_text_file
@@ -155,6 +157,58 @@ def show(tokenizers, text, file, pattern):
     for spec in tokenizers or DEFAULT_TOKENIZERS:
         tokenizer = load_tokenizer(spec, pattern=pattern)
         console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+
+
+@cli.command()
+@click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--vocab-size", type=click.IntRange(min=1), required=True, help="Vocabulary size.")
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for tokenizer.json and training.json (must not exist, or --force).")
+@click.option("--units", type=click.Choice(UNITS), default="bytes", show_default=True,
+              help="bytes: byte-level BPE; graphemes: merges never cut a grapheme cluster.")
+@click.option("--pattern", "train_pattern", default="marks", show_default=True, metavar="NAME|REGEX",
+              help=f"Pre-tokenizer split: {', '.join(TRAIN_PATTERNS)} or a regex.")
+@click.option("--baseline-pattern", type=click.Choice(["gpt2"]),
+              help="Train the naive tokenizer on purpose (the GPT-2 split), for demonstrations.")
+@click.option("--weights", metavar="LANG=W,...", help="Sampling multipliers per language, e.g. ben=2,eng=1.")
+@click.option("--temperature", type=float, help="Temperature sampling: shares p become p^(1/T).")
+@click.option("--balance", type=click.Choice(BALANCES), default="equal", show_default=True,
+              help="Without --weights/--temperature: equal characters per language, or as given.")
+@click.option("--target-parity", type=click.Path(path_type=Path), metavar="PARALLEL_DEV",
+              help="Retrain with weights moved until premiums on this parallel dev set approach 1.0.")
+@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
+@click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
+@click.option("--compare-with", metavar="SPEC", help="Audit this tokenizer beside the new one.")
+@click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
+              help="Corpus for the before/after audit (default: the bundled parallel samples).")
+@click.option("--force", is_flag=True, help="Replace an existing output folder.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS), help="Format of the audit after training.")
+def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
+            balance, target_parity, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
+    """Train a grapheme-aware BPE (a standard tokenizer.json) that fixes the language balance.
+
+    CORPUS: files or folders; a file's language is its name (ben_Beng.txt) or the nearest
+    folder named like a language (mono/ben/news/x.txt is ben). After training, the new
+    tokenizer (and --compare-with) is audited on held-out text, with findings.
+    """
+    fmt = resolve_format(fmt)
+    console = stderr_console()
+    result = run_retrain(list(corpus), output=out_dir, vocab_size=vocab_size, units=units,
+                         pattern=baseline_pattern or train_pattern,
+                         weights=parse_pairs(weights, option="--weights") if weights else None,
+                         temperature=temperature, balance=balance, target_parity=target_parity,
+                         reference=reference, seed=seed, per_file=per_file, force=force,
+                         show_progress=not quiet and console.is_terminal)
+    record = result.record
+    console.print(f"wrote {out_dir / 'tokenizer.json'} (vocab {record['vocab_size']:,}, "
+                  f"{record['training_seconds']:.1f} s) and {out_dir / 'training.json'}; weights: "
+                  + ", ".join(f"{k}={v:.2f}" for k, v in result.weights.items()), markup=False)
+    specs = ([compare_with] if compare_with else []) + [str(out_dir / "tokenizer.json")]
+    after = run_audit(specs, list(held_out), reference=reference)
+    emit(fmt, None, False, frame=after.to_frame(), signature=after.signature,
+         findings=list(after.findings))
 
 
 def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None) -> None:

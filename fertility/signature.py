@@ -16,7 +16,7 @@ from .version import __version__
 _LIBRARIES = ("tokenizers", "sentencepiece", "tiktoken", "regex")
 
 
-def _library_versions() -> dict[str, str]:
+def library_versions() -> dict[str, str]:
     versions = {}
     for name in _LIBRARIES:
         try:
@@ -44,7 +44,7 @@ def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus) 
         "indic_conjunct_clusters": seg["indic_conjunct_clusters"],
         "python": platform.python_version(),
         "python_unicodedata": seg["python_unicodedata"],
-        "libraries": _library_versions(),
+        "libraries": library_versions(),
         "fertility": __version__,
     }
 
