@@ -65,6 +65,8 @@ def parse_pairs(text: str, *, option: str) -> dict[str, float]:
         if not sep or not lang.strip() or not value > 0 or math.isinf(value):
             raise UsageError(f"{option} {text!r}: expected LANG=NUMBER pairs with positive numbers, "
                              f"e.g. ben_Beng=0.7,eng_Latn=0.3 (bad part: {part!r})")
+        if lang.strip() in values:
+            raise UsageError(f"{option} {text!r}: {lang.strip()} is given twice")
         values[lang.strip()] = value
     if not values:
         raise UsageError(f"{option} {text!r}: no LANG=NUMBER pairs")
@@ -87,12 +89,14 @@ class BudgetRow:
 
 
 def budget(counts: dict[str, Counts], mix: dict[str, float] | None = None) -> list[BudgetRow]:
-    """Content share vs token share per language, for the corpus as given or a user's mix."""
+    """Content share vs token share per language, for the corpus as given or a user's mix
+    (its shares are normalised to sum 1)."""
     if mix is not None:
         missing = sorted(set(mix) - set(counts))
         if missing:
             raise UsageError(f"--mix names languages not in the corpus: {', '.join(missing)}")
-        content = dict(mix)
+        total_mix = sum(mix.values())
+        content = {lang: share / total_mix for lang, share in mix.items()}
     else:
         total_chars = sum(c.n_chars for c in counts.values())
         content = {lang: ratio(c.n_chars, total_chars) for lang, c in counts.items()}

@@ -187,18 +187,20 @@ def _pretokenizer(tokenizer, per_lang, evidence, reference, t) -> list[Finding]:
         mark_share = ratio(pre.n_mark_cuts, pre.n_boundaries)
         examples = tuple(_example(e.word, e.pieces)
                          for e in evidence.pretoken_examples.get((tokenizer, lang), []))
-        capped = ceiling < t.ceiling_bound and not ref_ceiling < t.ceiling_reference_min
+        # capped: under the bound while the reference is not (or there is no reference to ask)
+        capped = ceiling < t.ceiling_bound and (ref is None or ref_ceiling >= t.ceiling_reference_min)
+        versus = f"{reference}: {ref_ceiling:.2f}" if ref is not None else f"{reference} not in the corpus"
         if capped:
             out.append(Finding(
                 "pretokenizer-ceiling", "error", tokenizer, lang,
                 {"chars_per_pretoken": ceiling, "reference": reference,
                  "reference_chars_per_pretoken": ref_ceiling, "pre_tokenizer": name,
                  "chars_per_token": ratio(per_lang[lang].n_chars, per_lang[lang].n_tokens)},
-                f"the pre-tokenizer ({name}) caps {lang} at {ceiling:.2f} chars/pre-token ({reference}: "
-                f"{ref_ceiling:.2f}): no vocabulary, however large, can beat that",
+                f"the pre-tokenizer ({name}) caps {lang} at {ceiling:.2f} chars/pre-token ({versus}): "
+                "no vocabulary, however large, can beat that",
                 "split with a pattern that keeps marks with letters, e.g. [\\p{L}\\p{M}]+ "
                 "(`fertility retrain` does)", examples))
-        if mark_share >= t.mark_cut_share:
+        if mark_share > t.mark_cut_share:
             out.append(Finding(
                 "marks-cut", "error" if capped else "warning", tokenizer, lang,
                 {"n_mark_cuts": pre.n_mark_cuts, "mark_cut_share": mark_share,
@@ -240,7 +242,8 @@ def _normalization(tokenizer, evidence, t) -> list[Finding]:
             "normalization", "info", tokenizer, lang, n.as_dict(),
             f"NFC would change {lang}: chars {n.n_chars_nfc - n.n_chars:+,} ({100 * chars_change:+.2f}%), "
             f"tokens {n.n_tokens_nfc - n.n_tokens:+,} ({100 * tokens_change:+.2f}%); NFKC tokens "
-            f"{n.n_tokens_nfkc - n.n_tokens:+,}; {n.n_decomposable:,} letters NFC rewrites (e.g. ড় ঢ় য়), "
+            f"{n.n_tokens_nfkc - n.n_tokens:+,}; {n.n_decomposable:,} characters NFC rewrites (e.g. ড় ঢ় য়, "
+            "decomposed; the net change counts compositions too), "
             f"{n.n_joiners:,} ZWJ/ZWNJ; counts here are of the text as read (no normalization)",
             "normalize corpora and tokenizer input the same way, and report which form you count in"))
     return out

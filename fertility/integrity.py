@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from .backends import Encoded, Tokenizer
 from .corpus import Document
 from .measure import cut_boundaries
@@ -54,16 +56,20 @@ def worst_words(tokenizer: Tokenizer, documents: Sequence[Document], profiles: S
                 continue
             data = text.encode("utf-8")
             prof = profiles[index]
-            cut_at = encoded.ends[:-1][cuts]
-            for ws, we in zip(prof.word_starts.tolist(), prof.word_ends.tolist()):
-                n_cuts = int(((cut_at > ws) & (cut_at < we)).sum())
-                if n_cuts == 0:
-                    continue
+            starts = np.maximum.accumulate(encoded.starts)
+            ends = np.maximum.accumulate(encoded.ends)
+            cut_at = np.sort(ends[:-1][cuts])
+            # per word, by bisection: cuts strictly inside it, and the tokens overlapping it
+            n_cuts = (np.searchsorted(cut_at, prof.word_ends, side="left")
+                      - np.searchsorted(cut_at, prof.word_starts, side="right"))
+            first = np.searchsorted(ends, prof.word_starts, side="right")
+            last = np.searchsorted(starts, prof.word_ends, side="left")
+            for w in np.flatnonzero(n_cuts)[:200].tolist():
+                ws, we = int(prof.word_starts[w]), int(prof.word_ends[w])
                 word = data[ws:we].decode("utf-8")
-                inside = (encoded.ends > ws) & (encoded.starts < we)
-                pieces = tuple(piece_text(data, max(s, ws), min(e, we))
-                               for s, e in zip(encoded.starts[inside].tolist(), encoded.ends[inside].tolist()))
-                pool.setdefault(word, CutExample(word, pieces, n_cuts))
+                pieces = tuple(piece_text(data, max(int(s), ws), min(int(e), we))
+                               for s, e in zip(encoded.starts[first[w]:last[w]], encoded.ends[first[w]:last[w]]))
+                pool.setdefault(word, CutExample(word, pieces, int(n_cuts[w])))
         if pool:
             out[lang] = sorted(pool.values(), key=example_rank)[:limit]
     return out

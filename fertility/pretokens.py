@@ -7,6 +7,7 @@ and nukta (`\\p{M}`) away from their consonants; that is the cause we name.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -62,27 +63,34 @@ def inner_boundaries(spans: Sequence[tuple[int, int]], length: int) -> list[int]
     return sorted(positions)
 
 
-def analyse(text: str, spans: Sequence[tuple[int, int]]) -> tuple[PretokenCounts, list[int]]:
-    """Counts for one text and the boundaries that cut a grapheme cluster."""
+def analyse(text: str, spans: Sequence[tuple[int, int]]) -> tuple[PretokenCounts, list[int], list[int]]:
+    """Counts for one text, its sorted inner boundaries, and those that cut a grapheme cluster."""
     starts = grapheme_starts(text)
     boundaries = inner_boundaries(spans, len(text))
     cuts = [p for p in boundaries if p not in starts]
     marks = sum(1 for p in cuts if _MARK.match(text, p))
-    return PretokenCounts(len(text), len(spans), len(boundaries), len(cuts), marks), cuts
+    return PretokenCounts(len(text), len(spans), len(boundaries), len(cuts), marks), boundaries, cuts
 
 
-def word_examples(text: str, spans: Sequence[tuple[int, int]], cuts: list[int]) -> list[CutExample]:
-    """The whitespace words that contain cuts, each with its pieces."""
+def word_examples(text: str, boundaries: list[int], cuts: list[int], *,
+                  limit: int = 200) -> list[CutExample]:
+    """The whitespace words that contain cuts (at most `limit`), each with its pieces.
+
+    `boundaries` and `cuts` are sorted; bisection keeps this linear in the words of a text,
+    which matters when a whole file is one document.
+    """
     out = []
-    cut_set = set(cuts)
     for word in _WORD.finditer(text):
-        inside = [p for p in range(word.start() + 1, word.end()) if p in cut_set]
-        if not inside:
+        start, end = word.span()
+        first_cut = bisect.bisect_right(cuts, start)
+        n_cuts = bisect.bisect_left(cuts, end) - first_cut
+        if n_cuts == 0:
             continue
-        edges = sorted({word.start(), word.end(),
-                        *(p for s in spans for p in s if word.start() < p < word.end())})
-        pieces = tuple(text[a:b] for a, b in zip(edges, edges[1:]))
-        out.append(CutExample(word.group(), pieces, len(inside)))
+        inner = boundaries[bisect.bisect_right(boundaries, start):bisect.bisect_left(boundaries, end)]
+        edges = [start, *inner, end]
+        out.append(CutExample(word.group(), tuple(text[a:b] for a, b in zip(edges, edges[1:])), n_cuts))
+        if len(out) >= limit:
+            break
     return out
 
 
@@ -93,12 +101,12 @@ def count_pretokens(pre_tokenizer: PreTokenizer, documents: Sequence[Document], 
     examples: dict[str, dict[str, CutExample]] = {}
     for doc in documents:
         seen, spans = pre_tokenizer.split(doc.text)
-        counts, cuts = analyse(seen, spans)
+        counts, boundaries, cuts = analyse(seen, spans)
         totals[doc.lang] = totals[doc.lang] + counts if doc.lang in totals else counts
         if cuts:
             pool = examples.setdefault(doc.lang, {})
             if len(pool) < 200:
-                for example in word_examples(seen, spans, cuts):
+                for example in word_examples(seen, boundaries, cuts):
                     pool.setdefault(example.word, example)
     worst = {lang: sorted(pool.values(), key=example_rank)[:max_examples]
              for lang, pool in examples.items()}

@@ -134,15 +134,12 @@ def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, patt
     split = regex.compile(pattern)
     clusters = _ClusterMap()
 
-    def mapped() -> Iterator[str]:
-        for text in texts():
-            text = text.replace(_SEPARATOR, " ")
-            yield _SEPARATOR.join(clusters.encode(piece) for piece in split.findall(text))
-
-    # A first pass learns which clusters exist: the strings their assembly merges build take
-    # vocabulary room, except those the trainer's alphabet (every character seen) has anyway.
+    # Map every text once; the pass also learns which clusters exist: the strings their
+    # assembly merges build take vocabulary room, except those already in the alphabet.
+    mapped = [_SEPARATOR.join(clusters.encode(piece) for piece in split.findall(text.replace(_SEPARATOR, " ")))
+              for text in texts()]
     alphabet: set[str] = set()
-    for text in mapped():
+    for text in mapped:
         alphabet.update(text)
     alphabet = {clusters.decode(c) for c in alphabet}
     assembly = _assembly_merges(clusters.to_char)
@@ -155,7 +152,7 @@ def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, patt
     trainer_tokenizer.pre_tokenizer = pre_tokenizers.Split(_SEPARATOR, behavior="removed")
     trainer = trainers.BpeTrainer(vocab_size=room, min_frequency=min_frequency,
                                   show_progress=show_progress)
-    trainer_tokenizer.train_from_iterator(mapped(), trainer)
+    trainer_tokenizer.train_from_iterator(mapped, trainer)
     return _assemble(trainer_tokenizer, clusters, assembly, pattern)
 
 

@@ -1,0 +1,69 @@
+"""Training time of `fertility retrain` against a plain `tokenizers` BpeTrainer run.
+
+Same data (the monolingual Bangla + English corpora), same vocabulary size. The plain run is
+what a user would write by hand: a byte-level BPE with the GPT-2 pre-tokenizer, fed the same
+lines. Ours reads the corpus strictly, samples by language, saves tokenizer.json and a record.
+Goal: at most 1.5x. Run: python benchmarks/bench_retrain.py [MONO_DIR] [VOCAB]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tokenizers
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fertility.retrain import retrain  # noqa: E402
+from real_files import SHARED_CORPORA  # noqa: E402
+
+
+def plain_bpe(files: list[Path], vocab_size: int) -> float:
+    start = time.perf_counter()
+    tokenizer = tokenizers.Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+
+    def lines():
+        for file in files:
+            with file.open(encoding="utf-8") as handle:
+                for line in handle:
+                    if line.strip():
+                        yield line.rstrip("\n")
+    tokenizer.train_from_iterator(lines(), trainer)
+    with tempfile.TemporaryDirectory() as tmp:
+        tokenizer.save(str(Path(tmp) / "tokenizer.json"))
+    return time.perf_counter() - start
+
+
+def ours(mono: Path, vocab_size: int, **options) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        retrain([mono], output=Path(tmp) / "out", vocab_size=vocab_size, **options)
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    mono = Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED_CORPORA / "mono"
+    vocab = int(sys.argv[2]) if len(sys.argv) > 2 else 32_000
+    files = sorted(mono.rglob("*.txt"))
+    print(f"data: {mono} ({len(files)} files, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB), vocab {vocab:,}")
+    plain = min(plain_bpe(files, vocab) for _ in range(2))
+    print(f"{'run':48} {'seconds':>8} {'ratio':>6}")
+    print(f"{'plain tokenizers BpeTrainer (GPT-2 byte level)':48} {plain:8.1f} {1:6.2f}")
+    for label, options in [("retrain, same data (--balance natural)", {"balance": "natural"}),
+                           ("retrain, defaults (equal balance: ben x1.53)", {}),
+                           ("retrain --units graphemes --balance natural", {"units": "graphemes", "balance": "natural"})]:
+        seconds = min(ours(mono, vocab, **options) for _ in range(2))
+        print(f"{label:48} {seconds:8.1f} {seconds / plain:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+"""fertility retrain: sampling weights, both kinds of units, saving, and the fix on real data."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import tokenizers
+from click.testing import CliRunner
+
+from fertility import audit, load_tokenizer, read_corpus
+from fertility.cli import cli
+from fertility.corpus import Document
+from fertility.errors import UsageError
+from fertility.measure import count
+from fertility.retrain import retrain, same_language
+from fertility.samples import samples_dir
+from fertility.train import (bpe_pieces, equal_weights, sample_documents, temperature_weights,
+                             train_tokenizer)
+from fertility.text import graphemes
+from real_files import shared
+
+SAMPLES = samples_dir()
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def two_language_corpus(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for lang in ("ben_Beng", "eng_Latn"):
+        shutil.copy(SAMPLES / f"{lang}.txt", folder / f"{lang}.txt")
+    return folder
+
+
+# --- sampling weights, by hand ------------------------------------------------------------
+
+def test_sample_documents_repeats_by_weight():
+    docs = [Document("a", f"a{i}", "f", i) for i in range(10)] + [Document("b", "b", "f", 1)]
+    chosen = sample_documents(docs, {"a": 2.0, "b": 3.0}, seed=0)
+    assert sum(d.lang == "a" for d in chosen) == 20 and sum(d.lang == "b" for d in chosen) == 3
+    half = sample_documents(docs * 100, {"a": 0.5}, seed=1)
+    assert 400 < sum(d.lang == "a" for d in half) < 600  # 1,000 documents kept with p = 0.5
+    assert sample_documents(docs * 100, {"a": 0.5}, seed=1) == half  # the seed makes it repeatable
+
+
+def test_equal_and_temperature_weights():
+    assert equal_weights({"ben": 100, "eng": 400}) == {"ben": 4.0, "eng": 1.0}
+    # shares 0.2 / 0.8; T = 2: targets sqrt(0.2) : sqrt(0.8) = 1 : 2, i.e. shares 1/3, 2/3;
+    # multipliers (1/3)/0.2 = 5/3 and (2/3)/0.8 = 5/6, scaled so that eng keeps 1: 2 and 1
+    weights = temperature_weights({"ben": 200, "eng": 800}, 2.0)
+    assert weights["eng"] == pytest.approx(1.0) and weights["ben"] == pytest.approx(2.0)
+    assert temperature_weights({"ben": 200, "eng": 800}, 1.0) == pytest.approx({"ben": 1.0, "eng": 1.0})
+
+
+def test_same_language_matches_folder_and_flores_keys():
+    assert same_language("ben", "ben_Beng") and same_language("ben_Beng", "ben_Beng")
+    assert not same_language("ben", "eng_Latn")
+
+
+def test_bpe_pieces_replays_merges_by_rank():
+    ranks = {("a", "b"): 1, ("b", "c"): 0, ("a", "bc"): 2}
+    assert bpe_pieces("abc", ranks) == ["abc"]
+    assert bpe_pieces("abc", {("a", "b"): 0}) == ["ab", "c"]
+
+
+# --- small tokenizers trained on the bundled samples ------------------------------------------
+
+@pytest.fixture(scope="module")
+def sample_docs():
+    return read_corpus([SAMPLES]).documents
+
+
+@pytest.fixture(scope="module", params=["bytes", "graphemes"])
+def trained(request, sample_docs, tmp_path_factory):
+    tokenizer = train_tokenizer(sample_docs, vocab_size=2000, units=request.param)
+    path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
+    tokenizer.save(str(path))
+    return request.param, tokenizer, path
+
+
+UNSEEN = ["Ελληνικά κείμενα 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 👩🏽‍🚀 🇧🇩", "ಕನ್ನಡ ಲಿಪಿ ಮತ್ತು ગુજરાતી", "tab\tand\r\nnewlines  ", "<|endoftext|> [CLS]"]
+
+
+def test_round_trip_and_reload(trained, sample_docs):
+    units, tokenizer, path = trained
+    reloaded = tokenizers.Tokenizer.from_file(str(path))
+    texts = [d.text for d in sample_docs] + UNSEEN
+    for text in texts:
+        ids = reloaded.encode(text, add_special_tokens=False).ids
+        assert ids == tokenizer.encode(text, add_special_tokens=False).ids
+        assert reloaded.decode(ids) == text
+
+
+def test_transformers_loads_it_when_installed(trained):
+    transformers = pytest.importorskip("transformers", reason="transformers not installed")
+    _, tokenizer, path = trained
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path))
+    text = "নদীর বাজার ভোরে খোলে। The market opens."
+    assert fast.encode(text, add_special_tokens=False) == tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def test_grapheme_units_never_cut_a_cluster(trained, sample_docs):
+    units, _, path = trained
+    counts = count(load_tokenizer(str(path)), sample_docs)
+    cuts = sum(c.n_cut_boundaries for c in counts.values())
+    boundaries = sum(c.n_boundaries for c in counts.values())
+    if units == "graphemes":
+        assert cuts / boundaries < 0.005
+    else:
+        assert cuts > 0  # byte-level BPE does cut clusters: the test above would notice otherwise
+
+
+def test_grapheme_vocabulary_holds_whole_clusters(trained):
+    units, tokenizer, _ = trained
+    if units != "graphemes":
+        pytest.skip("byte-level vocabularies are bytes")
+    text = "ক্ষমা বিশ্ববিদ্যালয়"
+    for token in tokenizer.encode(text, add_special_tokens=False).tokens:
+        if not token.startswith("<0x"):
+            assert graphemes(token) and "".join(graphemes(token)) == token
+
+
+def test_train_rejects_bad_options(sample_docs):
+    with pytest.raises(UsageError, match="units"):
+        train_tokenizer(sample_docs, vocab_size=1000, units="words")
+    with pytest.raises(UsageError, match="too small"):
+        train_tokenizer(sample_docs, vocab_size=100)
+    with pytest.raises(UsageError, match="regex"):
+        train_tokenizer(sample_docs, vocab_size=1000, pattern="(unclosed")
+    with pytest.raises(UsageError, match="not in the training corpus"):
+        train_tokenizer(sample_docs, vocab_size=1000, weights={"xxx": 2.0})
+
+
+# --- the command: output folder, record, refusal, atomicity -----------------------------------
+
+def test_retrain_command_writes_tokenizer_and_record(tmp_path):
+    corpus = two_language_corpus(tmp_path / "corpus")
+    out = tmp_path / "tok"
+    result = run("retrain", str(corpus), "--vocab-size", "1500", "-o", str(out), "--weights",
+                 "ben_Beng=2,eng_Latn=1", "--compare-with", "bytes", "-f", "json", "-q")
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "training.json").read_text())
+    assert record["vocab_size"] == tokenizers.Tokenizer.from_file(str(out / "tokenizer.json")).get_vocab_size()
+    assert record["weights_used"] == {"ben_Beng": 2.0, "eng_Latn": 1.0}
+    assert record["corpus"]["sha256"] == read_corpus([corpus]).sha256
+    assert record["libraries"]["tokenizers"] == tokenizers.__version__
+    rows = json.loads(result.stdout)["rows"]
+    assert {r["tokenizer"] for r in rows} == {"bytes", "tok"}
+    assert "findings" in json.loads(result.stdout)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "tok"]  # no temp leftovers
+
+
+def test_retrain_refuses_to_overwrite_and_force_replaces(tmp_path):
+    corpus = two_language_corpus(tmp_path / "corpus")
+    out = tmp_path / "tok"
+    out.mkdir()
+    (out / "mine.txt").write_text("user data")
+    refused = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "-q")
+    assert refused.exit_code == 2 and "already exists" in refused.stderr
+    assert (out / "mine.txt").read_text() == "user data"
+    forced = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "--force", "-q", "-f", "csv")
+    assert forced.exit_code == 0, forced.output
+    assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json", "training.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "tok"]
+
+
+def test_interrupted_training_leaves_nothing(tmp_path, monkeypatch):
+    corpus = two_language_corpus(tmp_path / "corpus")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("fertility.retrain.train_tokenizer", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        retrain([corpus], output=tmp_path / "tok", vocab_size=1000)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--weights", "ben_Beng=two"], "--weights"),
+    (["--weights", "xxx=2"], "not in the training corpus"),
+    (["--weights", "ben_Beng=2", "--temperature", "2"], "not both"),
+    (["--units", "words"], "Invalid value"),
+    (["--vocab-size", "10"], "too small"),
+])
+def test_retrain_bad_options_exit_2(tmp_path, args, message):
+    corpus = two_language_corpus(tmp_path / "corpus")
+    base = ["retrain", str(corpus), "-o", str(tmp_path / "tok"), "-q"]
+    if "--vocab-size" not in args:
+        base += ["--vocab-size", "1000"]
+    result = run(*base, *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert not (tmp_path / "tok").exists()
+
+
+def test_target_parity_moves_premium_towards_one(tmp_path):
+    # training text: a third of the Bengali sample against four Latin-script samples, so that
+    # Bengali starts with a premium; the parallel dev set is the full Bengali/English sample
+    corpus, dev = tmp_path / "corpus", two_language_corpus(tmp_path / "dev")
+    corpus.mkdir()
+    bengali = (SAMPLES / "ben_Beng.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (corpus / "ben_Beng.txt").write_text("".join(bengali[:12]), encoding="utf-8")
+    latin = "".join((SAMPLES / f"{lang}.txt").read_text(encoding="utf-8")
+                    for lang in ("eng_Latn", "deu_Latn", "spa_Latn", "swh_Latn"))
+    (corpus / "eng_Latn.txt").write_text(latin, encoding="utf-8")
+    result = retrain([corpus], output=tmp_path / "tok", vocab_size=1200, balance="natural",
+                     target_parity=dev, reference="eng_Latn", parity_steps=3)
+    steps = result.parity_steps
+    assert len(steps) >= 2
+    first, last = steps[0]["premiums"]["ben_Beng"], steps[-1]["premiums"]["ben_Beng"]
+    assert abs(last - 1) < abs(first - 1)
+    assert steps[1]["weights"]["ben_Beng"] > steps[0]["weights"]["ben_Beng"]
+
+
+# --- acceptance on the real corpora ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def flores_devtest():
+    return read_corpus([shared("flores200", "devtest")])
+
+
+@pytest.fixture(scope="module")
+def mono():
+    return shared("mono")
+
+
+def chars_per_token(path: Path, corpus) -> dict[str, float]:
+    counts = count(load_tokenizer(str(path)), corpus.documents)
+    return {lang: c.n_chars / c.n_tokens for lang, c in counts.items()}, counts
+
+
+def assert_round_trip(path: Path, corpus) -> None:
+    tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    texts = [d.text for d in corpus.documents]
+    encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    failures = [t for t, e in zip(texts, encodings) if tokenizer.decode(e.ids) != t]
+    assert failures == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["naive", "default", "graphemes"])
+def test_retrain_fixes_the_balance_at_32k(variant, mono, flores_devtest, tmp_path):
+    options = {"naive": {"pattern": "gpt2"}, "default": {}, "graphemes": {"units": "graphemes"}}[variant]
+    retrain([mono], output=tmp_path / variant, vocab_size=32_000, **options)
+    path = tmp_path / variant / "tokenizer.json"
+    ratios, counts = chars_per_token(path, flores_devtest)
+    premium = counts["ben_Beng"].n_tokens / counts["eng_Latn"].n_tokens
+    print(f"{variant}: ben {ratios['ben_Beng']:.3f} eng {ratios['eng_Latn']:.3f} premium {premium:.3f}")
+    if variant == "naive":
+        assert ratios["ben_Beng"] <= 1.5 and ratios["eng_Latn"] >= 3.9
+    elif variant == "default":
+        assert ratios["ben_Beng"] >= 4.1 and ratios["eng_Latn"] >= 4.1
+        assert premium < 1.1
+    else:
+        ben = counts["ben_Beng"]
+        assert ben.n_cut_boundaries / ben.n_boundaries < 0.005
+    assert_round_trip(path, flores_devtest)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern", ["gpt2", "marks"])
+def test_16k_trap_and_its_explanation(pattern, mono, tmp_path):
+    """Issue 3: the naive 16k BPE reproduces the trap and the findings name the pre-tokenizer."""
+    flores = shared("flores200", "devtest")
+    retrain([mono], output=tmp_path / pattern, vocab_size=16_000, pattern=pattern, balance="natural")
+    result = audit([str(tmp_path / pattern / "tokenizer.json")], [flores])
+    counts = result.counts
+    name = result.tokenizers[0]
+    ben, eng = counts[(name, "ben_Beng")], counts[(name, "eng_Latn")]
+    codes = {(f.code, f.lang) for f in result.findings}
+    if pattern == "gpt2":
+        assert 1.3 <= ben.n_chars / ben.n_tokens <= 1.5 and eng.n_chars / eng.n_tokens > 3.5
+        assert ("pretokenizer-ceiling", "ben_Beng") in codes and ("marks-cut", "ben_Beng") in codes
+    else:
+        assert ("pretokenizer-ceiling", "ben_Beng") not in codes and ("marks-cut", "ben_Beng") not in codes
