@@ -12,7 +12,7 @@ from .corpus import Corpus, read_corpus
 from .diagnose import Thresholds, diagnose as judge
 from .errors import UsageError
 from .evidence import Evidence, gather
-from .measure import count, profile_documents
+from .measure import Observer, count, profile_documents
 from .results import AuditResult
 from .samples import samples_dir
 from .signature import build_signature
@@ -29,11 +29,13 @@ def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
-          mix: dict[str, float] | None = None, thresholds: Thresholds = Thresholds()) -> AuditResult:
+          mix: dict[str, float] | None = None, thresholds: Thresholds = Thresholds(),
+          observers: Callable[[str], Observer] | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
-    into findings against `reference` and the optional content `mix`.
+    into findings against `reference` and the optional content `mix`. `observers(name)` may
+    return a callback that sees each document's tokens (see measure.count).
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
@@ -52,7 +54,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         advance = progress(f"tokenizing with {name}", len(corpus.documents)) if progress else None
         offenders: dict[str, Counter] = {}
         per_lang = count(tokenizer, corpus.documents, profiles=profiles, advance=advance,
-                         offenders=offenders if diagnose else None)
+                         offenders=offenders if diagnose else None,
+                         observe=observers(name) if observers else None)
         for lang, lang_counts in per_lang.items():
             counts[(name, lang)] = lang_counts
         if evidence is not None:

@@ -13,7 +13,9 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import render
+from . import render, render_compare
+from .compare import compare_live, compare_saved, is_audit_json
+from .render_compare import print_comparison
 from .audit import audit as run_audit
 from .balance import parse_mix, parse_pairs
 from .retrain import retrain as run_retrain
@@ -21,7 +23,8 @@ from .train import BALANCES, TRAIN_PATTERNS, UNITS
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
 from .backends import load_tokenizer
 from .corpus import read_text_file
-from .errors import EXIT_INTERNAL, FertilityError, OutputError, UsageError
+from .errors import EXIT_INTERNAL, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
+from .gate import find_config, junit_xml, load_config, parse_config, run_gate, summary_markdown
 from .show import render_shown, show as show_tokens
 from .output import write_output
 from .version import __version__
@@ -35,7 +38,8 @@ class _Failure(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None) -> None:
-        click.echo(f"fertility: error: {self.message}", err=True)
+        kind = "check failed" if self.exit_code == EXIT_THRESHOLD_FAILED else "error"
+        click.echo(f"fertility: {kind}: {self.message}", err=True)
 
 
 class FertilityGroup(click.Group):
@@ -211,6 +215,130 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
          findings=list(after.findings))
 
 
+@cli.command()
+@click.argument("a")
+@click.argument("b")
+@click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--per-file", is_flag=True, help="One document per file instead of per line.")
+@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@output_options
+def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, force):
+    """Two tokenizers side by side on the same corpora (default: the bundled samples).
+
+    A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
+    without re-running, if their corpus and counting settings agree).
+    """
+    fmt = resolve_format(fmt)
+    saved = [is_audit_json(Path(x)) for x in (a, b)]
+    if all(saved):
+        if corpus:
+            raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
+        comparison = compare_saved(Path(a), Path(b), reference=reference)
+    elif any(saved):
+        raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
+    else:
+        with progress_bars(not quiet) as progress:
+            comparison = compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line",
+                                      reference=reference, pattern=pattern, progress=progress)
+    if fmt == "table" and output is None:
+        print_comparison(Console(), comparison)
+        return
+    text = {"json": render_compare.to_json, "csv": render_compare.to_csv,
+            "markdown": render_compare.to_markdown, "table": render_compare.to_text}[fmt](comparison)
+    write_or_echo(text, output, force)
+
+
+def _limits(text: str | None, option: str) -> dict[str, float] | None:
+    """`0.05` (every language) or `ben_Beng=3.5,eng_Latn=4` -> {lang or "*": limit}."""
+    if text is None:
+        return None
+    try:
+        return {"*": float(text)}
+    except ValueError:
+        return parse_pairs(text, option=option)
+
+
+@cli.command()
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="fertility.toml or pyproject.toml ([tool.fertility]); default: found in the current folder.")
+@click.option("-t", "--tokenizer", metavar="SPEC", help="Tokenizer to check (overrides the config).")
+@click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--min-chars-per-token", metavar="V|LANG=V,...", help="Minimum chars/token.")
+@click.option("--max-premium", metavar="V|LANG=V,...", help="Maximum premium against --reference.")
+@click.option("--max-grapheme-cut-share", metavar="V|LANG=V,...", help="Maximum share of token boundaries inside graphemes.")
+@click.option("--max-unknown-share", metavar="V|LANG=V,...", help="Maximum share of unknown tokens.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
+@click.option("--max-regression", type=float, help="Largest relative chars/token loss per language vs --baseline.")
+@click.option("--reference", help="Reference language for premiums (default eng_Latn).")
+@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False), help="Write JUnit XML: one test per threshold.")
+@click.option("--summary", type=click.Path(path_type=Path, dir_okay=False),
+              help="Append a markdown summary here (default: $GITHUB_STEP_SUMMARY when set).")
+def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
+          max_unknown_share, baseline, max_regression, reference, junit, summary):
+    """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
+
+    Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
+    tokenizer, corpus, per_file, reference, pattern, baseline, max_regression,
+    min_chars_per_token, max_premium, max_grapheme_cut_share, max_unknown_share; per-language
+    limits as tables, "*" for every language); options override the file.
+    """
+    path = config_path or find_config(Path.cwd())
+    table, source, base = {}, "options", Path.cwd()
+    if path is not None:
+        table, source = load_config(path)
+        base = path.parent
+    overrides = {"tokenizer": tokenizer, "corpus": [str(c) for c in corpus] or None,
+                 "min_chars_per_token": _limits(min_chars_per_token, "--min-chars-per-token"),
+                 "max_premium": _limits(max_premium, "--max-premium"),
+                 "max_grapheme_cut_share": _limits(max_grapheme_cut_share, "--max-grapheme-cut-share"),
+                 "max_unknown_share": _limits(max_unknown_share, "--max-unknown-share"),
+                 "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
+                 "reference": reference}
+    table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
+    if not table.get("tokenizer"):
+        raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
+    config = parse_config(table, source=source, base=base)
+    checks, signature = run_gate(config)
+    if not checks:
+        raise UsageError(f"{source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
+    console = Console()
+    console.print(gate_table(checks))
+    markdown = summary_markdown(checks, signature)
+    target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
+    if target is not None:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(markdown)
+    if junit is not None:
+        write_output(junit, junit_xml(checks), force=True)
+    failed = [c for c in checks if not c.passed]
+    if failed:
+        raise _Failure(f"{len(failed)} of {len(checks)} thresholds failed: "
+                       + ", ".join(f"{c.threshold} {c.lang}" for c in failed[:5])
+                       + (" ..." if len(failed) > 5 else ""), EXIT_THRESHOLD_FAILED)
+
+
+def gate_table(checks):
+    from rich.table import Table
+
+    table = Table(title="fertility check")
+    for header in ("threshold", "lang", "limit", "measured", "verdict"):
+        table.add_column(header, justify="right" if header in ("limit", "measured") else "left")
+    for c in checks:
+        table.add_row(c.threshold, c.lang, f"{c.limit:.4g}", f"{c.measured:.4g}",
+                      "[green]pass[/]" if c.passed else "[bold red]FAIL[/]")
+    return table
+
+
+def write_or_echo(text: str, output: Path | None, force: bool) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_output(output, text, force=force)
+        click.echo(f"wrote {output}", err=True)
+
+
 def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None) -> None:
     """Render to stdout (a rich table on a terminal) or write atomically to --output."""
     if fmt == "table" and output is None:
@@ -222,11 +350,7 @@ def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findin
         "markdown": lambda: render.to_markdown(frame, signature, findings=findings),
         "table": lambda: render.to_text_table(frame, signature, findings=findings),
     }[fmt]()
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_output(output, text, force=force)
-        click.echo(f"wrote {output}", err=True)
+    write_or_echo(text, output, force)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from .results import Counts
 from .text import TextProfile, profile
 
 BATCH = 512
+Observer = Callable[[int, TextProfile, Encoded], None]
 
 
 def profile_documents(documents: Sequence[Document]) -> list[TextProfile]:
@@ -26,16 +27,20 @@ def _on(points: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return points[index] == positions
 
 
-def split_words(profile_: TextProfile, starts: np.ndarray, ends: np.ndarray) -> int:
-    """How many words overlap two or more tokens (tokens are in text order)."""
+def tokens_per_word(profile_: TextProfile, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """For each whitespace word, how many tokens overlap it (tokens are in text order)."""
     if profile_.n_words == 0 or len(starts) == 0:
-        return 0
+        return np.zeros(profile_.n_words, dtype=np.int64)
     # Offsets are in text order; a backend's zero-width piece must not unsort them.
     starts, ends = np.maximum.accumulate(starts), np.maximum.accumulate(ends)
     # tokens overlapping [ws, we): those starting before we, minus those ending at or before ws
-    covering = (np.searchsorted(starts, profile_.word_ends, side="left")
-                - np.searchsorted(ends, profile_.word_starts, side="right"))
-    return int(np.count_nonzero(covering >= 2))
+    return (np.searchsorted(starts, profile_.word_ends, side="left")
+            - np.searchsorted(ends, profile_.word_starts, side="right"))
+
+
+def split_words(profile_: TextProfile, starts: np.ndarray, ends: np.ndarray) -> int:
+    """How many words overlap two or more tokens."""
+    return int(np.count_nonzero(tokens_per_word(profile_, starts, ends) >= 2))
 
 
 def cut_boundaries(profile_: TextProfile, encoded: Encoded) -> np.ndarray:
@@ -75,10 +80,12 @@ def flagged_chars(text: str, profile_: TextProfile, encoded: Encoded) -> Counter
 def count(tokenizer: Tokenizer, documents: Sequence[Document], *,
           profiles: Sequence[TextProfile] | None = None,
           advance: Callable[[int], None] | None = None,
-          offenders: dict[str, Counter] | None = None) -> dict[str, Counts]:
+          offenders: dict[str, Counter] | None = None,
+          observe: Observer | None = None) -> dict[str, Counts]:
     """Counts per language of `documents` under `tokenizer`, in first-seen language order.
 
-    Pass `offenders` to collect, per language, the characters behind unknown and byte tokens.
+    Pass `offenders` to collect, per language, the characters behind unknown and byte tokens;
+    `observe(index, profile, encoded)` sees every document's tokens (compare uses it).
     """
     if profiles is None:
         profiles = profile_documents(documents)
@@ -86,7 +93,9 @@ def count(tokenizer: Tokenizer, documents: Sequence[Document], *,
     for first in range(0, len(documents), BATCH):
         batch = documents[first:first + BATCH]
         encoded_batch = tokenizer.encode([doc.text for doc in batch])
-        for doc, prof, encoded in zip(batch, profiles[first:first + BATCH], encoded_batch):
+        for offset, (doc, prof, encoded) in enumerate(zip(batch, profiles[first:first + BATCH], encoded_batch)):
+            if observe is not None:
+                observe(first + offset, prof, encoded)
             cuts = cut_boundaries(prof, encoded)
             counts = Counts(
                 n_docs=1, n_bytes=prof.n_bytes, n_chars=prof.n_chars, n_graphemes=prof.n_graphemes,

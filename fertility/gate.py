@@ -1,0 +1,189 @@
+"""The CI gate: thresholds from `[tool.fertility]` (pyproject.toml) or fertility.toml, checked
+against a fresh audit, and optionally against a baseline audit JSON.
+
+A typo in a key is a configuration error (exit 2), never a silent pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+from .audit import audit
+from .balance import premiums
+from .compare import check_comparable, counts_from_rows, load_audit_json
+from .errors import UsageError
+from .results import Counts, ratio
+
+PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
+SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "baseline", "max_regression")
+KEYS = (*SETTINGS, *PER_LANGUAGE)
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    tokenizer: str
+    corpus: list[str]
+    per_file: bool = False
+    reference: str = "eng_Latn"
+    pattern: str | None = None
+    baseline: str | None = None
+    max_regression: float | None = None
+    limits: dict[str, dict[str, float]] | None = None  # threshold -> {lang or "*": limit}
+    source: str = "options"
+
+
+@dataclass(frozen=True)
+class Check:
+    threshold: str
+    lang: str
+    limit: float
+    measured: float
+    passed: bool
+
+    @property
+    def verdict(self) -> str:
+        return "pass" if self.passed else "FAIL"
+
+
+def _suggest(key: str) -> str:
+    close = difflib.get_close_matches(key, KEYS, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(KEYS)})"
+
+
+def load_config(path: Path) -> tuple[dict, str]:
+    """The raw table: `[tool.fertility]` of a pyproject.toml, or all of a fertility.toml."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read ({err.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path}: invalid TOML ({err})") from None
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("fertility")
+        if table is None:
+            raise UsageError(f"{path}: no [tool.fertility] table")
+        return table, f"{path} [tool.fertility]"
+    return data, str(path)
+
+
+def find_config(folder: Path) -> Path | None:
+    for name in ("fertility.toml", "pyproject.toml"):
+        candidate = folder / name
+        if candidate.is_file() and (name == "fertility.toml" or b"[tool.fertility" in candidate.read_bytes()):
+            return candidate
+    return None
+
+
+def parse_config(table: dict, *, source: str, base: Path) -> GateConfig:
+    """Validate keys and types; paths in the file are relative to the file's folder."""
+    for key in table:
+        if key not in KEYS:
+            raise UsageError(f"{source}: unknown key {key!r}{_suggest(key)}")
+    limits: dict[str, dict[str, float]] = {}
+    for key in PER_LANGUAGE:
+        if key not in table:
+            continue
+        value = table[key]
+        per_lang = value if isinstance(value, dict) else {"*": value}
+        for lang, limit in per_lang.items():
+            if isinstance(limit, bool) or not isinstance(limit, (int, float)) or math.isnan(limit):
+                raise UsageError(f"{source}: {key}.{lang} must be a number, not {limit!r}")
+        limits[key] = {lang: float(limit) for lang, limit in per_lang.items()}
+    if "tokenizer" not in table:
+        raise UsageError(f"{source}: missing key 'tokenizer' (a tokenizer spec)")
+    corpus = table.get("corpus", [])
+    corpus = [corpus] if isinstance(corpus, str) else corpus
+    if not isinstance(corpus, list) or not all(isinstance(c, str) for c in corpus):
+        raise UsageError(f"{source}: corpus must be a path or a list of paths")
+    regression = table.get("max_regression")
+    if regression is not None and (isinstance(regression, bool) or not isinstance(regression, (int, float))):
+        raise UsageError(f"{source}: max_regression must be a number (e.g. 0.02 for 2%)")
+    if regression is not None and "baseline" not in table:
+        raise UsageError(f"{source}: max_regression needs a baseline audit JSON (key 'baseline')")
+
+    def resolve(p: str) -> str:
+        return str(base / p) if not Path(p).is_absolute() and (base / p).exists() else p
+    tokenizer = table["tokenizer"]
+    return GateConfig(tokenizer=resolve(tokenizer) if isinstance(tokenizer, str) else tokenizer,
+                      corpus=[resolve(c) for c in corpus], per_file=bool(table.get("per_file", False)),
+                      reference=table.get("reference", "eng_Latn"), pattern=table.get("pattern"),
+                      baseline=resolve(table["baseline"]) if "baseline" in table else None,
+                      max_regression=float(regression) if regression is not None else None,
+                      limits=limits, source=source)
+
+
+def _limit_for(limits: dict[str, float], lang: str) -> float | None:
+    return limits.get(lang, limits.get("*"))
+
+
+def run_gate(config: GateConfig) -> tuple[list[Check], dict]:
+    """Audit the tokenizer and check every threshold; returns the checks and the audit signature."""
+    if not isinstance(config.tokenizer, str):
+        raise UsageError(f"{config.source}: tokenizer must be a single spec string")
+    result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
+                   pattern=config.pattern, diagnose=False, reference=config.reference)
+    name = result.tokenizers[0]
+    counts = result.counts_for(name)
+    limits = config.limits or {}
+    for key, per_lang in limits.items():
+        unknown = sorted(set(per_lang) - set(counts) - {"*"})
+        if unknown:
+            raise UsageError(f"{config.source}: {key} names languages not in the corpus: {', '.join(unknown)}")
+    checks: list[Check] = []
+    measures = {
+        "min_chars_per_token": lambda c: ratio(c.n_chars, c.n_tokens),
+        "max_grapheme_cut_share": lambda c: ratio(c.n_cut_boundaries, c.n_boundaries),
+        "max_unknown_share": lambda c: ratio(c.n_unknown_tokens, c.n_tokens),
+    }
+    prem = premiums(counts, config.reference).values if "max_premium" in limits else {}
+    for key, per_lang in limits.items():
+        for lang in counts:
+            limit = _limit_for(per_lang, lang)
+            if limit is None or (key == "max_premium" and lang == config.reference):
+                continue
+            value = prem[lang] if key == "max_premium" else measures[key](counts[lang])
+            ok = value >= limit if key.startswith("min_") else value <= limit
+            checks.append(Check(key, lang, limit, value, bool(ok) and not math.isnan(value)))
+    if config.baseline:
+        checks += _regressions(config, counts, result.signature)
+    return checks, result.signature
+
+
+def _regressions(config: GateConfig, counts: dict[str, Counts], signature: dict) -> list[Check]:
+    baseline = load_audit_json(Path(config.baseline))
+    check_comparable(baseline["signature"], signature, what="check against the baseline")
+    before, _ = counts_from_rows(baseline["rows"])
+    tolerance = config.max_regression if config.max_regression is not None else 0.0
+    out = []
+    for lang in sorted(set(before) & set(counts)):
+        old = ratio(before[lang].n_chars, before[lang].n_tokens)
+        new = ratio(counts[lang].n_chars, counts[lang].n_tokens)
+        loss = (old - new) / old if old else math.nan
+        out.append(Check("max_regression", lang, tolerance, loss, not loss > tolerance))
+    return out
+
+
+def summary_markdown(checks: list[Check], signature: dict) -> str:
+    failed = [c for c in checks if not c.passed]
+    head = f"### fertility check: {'passed' if not failed else f'{len(failed)} of {len(checks)} failed'}"
+    lines = [head, "", "| threshold | lang | limit | measured | verdict |", "|---|---|---:|---:|---|"]
+    lines += [f"| {c.threshold} | {c.lang} | {c.limit:.4g} | {c.measured:.4g} | {c.verdict} |" for c in checks]
+    return "\n".join(lines) + "\n"
+
+
+def junit_xml(checks: list[Check]) -> str:
+    suite = ElementTree.Element("testsuite", name="fertility check", tests=str(len(checks)),
+                                failures=str(sum(not c.passed for c in checks)))
+    for check in checks:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"fertility.{check.threshold}", name=check.lang)
+        if not check.passed:
+            failure = ElementTree.SubElement(case, "failure", message=f"{check.threshold} {check.lang}: "
+                                             f"measured {check.measured:.4g}, limit {check.limit:.4g}")
+            failure.text = failure.get("message")
+    return ElementTree.tostring(suite, encoding="unicode") + "\n"
+
