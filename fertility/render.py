@@ -72,17 +72,22 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def findings_text(findings, *, examples: int = 2) -> Text:
-    """The findings section under the table: verdict, fix, a few examples each."""
+    """The findings section under the table: each verdict on a line; a code's fix and examples
+    once, under its first (most severe) finding, so twenty languages do not repeat them."""
     out = Text()
-    out.append(f"Findings ({len(findings)})\n" if findings else "Findings: none\n", style="bold")
+    out.append(f"Findings ({len(findings)}, most severe first; all details with -f json)\n"
+               if findings else "Findings: none\n", style="bold")
+    explained: set[str] = set()
     for finding in findings:
         out.append(f"[{finding.severity}]", style=_SEVERITY_STYLE[finding.severity])
         where = f" {finding.tokenizer}" + (f" {finding.lang}" if finding.lang else "")
         out.append(f" {finding.code}{where}: ", style="bold")
         out.append(finding.message + "\n")
-        out.append(f"    fix: {finding.fix}\n", style="dim")
-        for example in finding.examples[:examples]:
-            out.append(f"    e.g. {example}\n", style="dim")
+        if finding.code not in explained:
+            explained.add(finding.code)
+            out.append(f"    fix: {finding.fix}\n", style="dim")
+            for example in finding.examples[:examples]:
+                out.append(f"    e.g. {example}\n", style="dim")
     return out
 
 
