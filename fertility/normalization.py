@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .backends import Tokenizer
 from .corpus import Document
+from .results import Additive
 
 FORMS = ("NFC", "NFKC")
 JOINERS = frozenset({"\u200c", "\u200d"})
 
 
 @dataclass(frozen=True)
-class NormalizationCounts:
+class NormalizationCounts(Additive):
     n_chars: int = 0
     n_chars_nfc: int = 0
     n_chars_nfkc: int = 0
@@ -31,12 +32,6 @@ class NormalizationCounts:
     n_docs_changed_nfc: int = 0
     n_decomposable: int = 0  # characters NFC rewrites (e.g. ড় -> ড + ়)
     n_joiners: int = 0  # ZWJ and ZWNJ
-
-    def __add__(self, other: NormalizationCounts) -> NormalizationCounts:
-        return NormalizationCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @lru_cache(maxsize=65536)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import regex
 
 from .backends import PreTokenizer
 from .corpus import Document
+from .results import Additive
 
 _GRAPHEME = regex.compile(r"\X")
 _MARK = regex.compile(r"\p{M}")
@@ -22,7 +23,7 @@ _WORD = regex.compile(r"\S+")
 
 
 @dataclass(frozen=True)
-class PretokenCounts:
+class PretokenCounts(Additive):
     """Additive counts of one language's pre-tokenization."""
 
     n_chars: int = 0  # characters as the splitter saw them (after any normalizer)
@@ -30,12 +31,6 @@ class PretokenCounts:
     n_boundaries: int = 0  # distinct inner positions where one piece ends or the next starts
     n_cut_boundaries: int = 0  # boundaries inside an extended grapheme cluster
     n_mark_cuts: int = 0  # boundaries right before a combining mark (\p{M})
-
-    def __add__(self, other: PretokenCounts) -> PretokenCounts:
-        return PretokenCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

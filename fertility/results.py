@@ -16,8 +16,18 @@ from .text import is_spaced
 ALL = "ALL"
 
 
+class Additive:
+    """Mixin for frozen dataclasses of integer counts: they add field by field."""
+
+    def __add__(self, other):
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True)
-class Counts:
+class Counts(Additive):
     n_docs: int = 0
     n_bytes: int = 0
     n_chars: int = 0
@@ -29,12 +39,6 @@ class Counts:
     n_byte_tokens: int = 0  # byte fallback: tokens that are raw bytes, not whole characters
     n_boundaries: int = 0  # boundaries between consecutive tokens
     n_cut_boundaries: int = 0  # of those, inside an extended grapheme cluster
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 COUNT_COLUMNS = [f.name for f in fields(Counts)]

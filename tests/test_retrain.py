@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,7 +173,8 @@ def test_interrupted_training_leaves_nothing(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("fertility.retrain.train_tokenizer", interrupted)
+    # the package exports the retrain function under the module's name: patch the module itself
+    monkeypatch.setattr(sys.modules["fertility.retrain"], "train_tokenizer", interrupted)
     with pytest.raises(KeyboardInterrupt):
         retrain([corpus], output=tmp_path / "tok", vocab_size=1000)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
