@@ -304,7 +304,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if not checks:
         raise UsageError(f"{source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
     console = Console()
-    console.print(gate_table(checks))
+    console.print(render.gate_table(checks))
     markdown = summary_markdown(checks, signature)
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     if target is not None:
@@ -317,18 +317,6 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
         raise _Failure(f"{len(failed)} of {len(checks)} thresholds failed: "
                        + ", ".join(f"{c.threshold} {c.lang}" for c in failed[:5])
                        + (" ..." if len(failed) > 5 else ""), EXIT_THRESHOLD_FAILED)
-
-
-def gate_table(checks):
-    from rich.table import Table
-
-    table = Table(title="fertility check")
-    for header in ("threshold", "lang", "limit", "measured", "verdict"):
-        table.add_column(header, justify="right" if header in ("limit", "measured") else "left")
-    for c in checks:
-        table.add_row(c.threshold, c.lang, f"{c.limit:.4g}", f"{c.measured:.4g}",
-                      "[green]pass[/]" if c.passed else "[bold red]FAIL[/]")
-    return table
 
 
 def write_or_echo(text: str, output: Path | None, force: bool) -> None:

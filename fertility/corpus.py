@@ -39,15 +39,6 @@ class Corpus:
     sha256: str
     doc_mode: str
 
-    @property
-    def languages(self) -> list[str]:
-        return list(self.scripts)
-
-    def by_language(self) -> dict[str, list[Document]]:
-        grouped: dict[str, list[Document]] = {lang: [] for lang in self.scripts}
-        for doc in self.documents:
-            grouped[doc.lang].append(doc)
-        return grouped
 
 
 def _key(name: str) -> tuple[str, str | None] | None:

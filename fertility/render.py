@@ -176,3 +176,14 @@ def to_text_table(frame: pd.DataFrame, signature: dict, *, findings=None, width:
     console = Console(file=io.StringIO(), width=width, no_color=True, force_terminal=False)
     print_table(console, frame, signature, findings=findings)
     return console.file.getvalue()
+
+
+def gate_table(checks) -> Table:
+    """`fertility check`: one row per threshold and language, with its verdict."""
+    result = Table(title="fertility check")
+    for header in ("threshold", "lang", "limit", "measured", "verdict"):
+        result.add_column(header, justify="right" if header in ("limit", "measured") else "left")
+    for c in checks:
+        result.add_row(c.threshold, c.lang, f"{c.limit:.4g}", f"{c.measured:.4g}",
+                       "[green]pass[/]" if c.passed else "[bold red]FAIL[/]")
+    return result

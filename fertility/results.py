@@ -83,9 +83,6 @@ class AuditResult:
     findings: tuple = field(default=())  # diagnose.Finding, most severe first
     evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
 
-    def languages(self) -> list[str]:
-        return list(self.scripts)
-
     def counts_for(self, tokenizer: str) -> dict[str, Counts]:
         return {lang: self.counts[(tokenizer, lang)] for lang in self.scripts
                 if (tokenizer, lang) in self.counts}
