@@ -24,7 +24,7 @@ from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
 from .backends import load_tokenizer
 from .corpus import read_text_file
 from .errors import EXIT_INTERNAL, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
-from .gate import find_config, junit_xml, load_config, parse_config, run_gate, summary_markdown
+from .gate import find_config, junit_xml, load_config, parse_config, resolve_paths, run_gate, summary_markdown
 from .show import render_shown, show as show_tokens
 from .output import write_output
 from .version import __version__
@@ -139,7 +139,7 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
                            mix=parse_mix(mix) if mix else None)
     frame = result.to_frame(by=by)
     emit(fmt, output, force, frame=frame, signature=result.signature,
-         findings=list(result.findings) if findings else None)
+         findings=list(result.findings) if findings else None, by=by)
 
 
 @cli.command()
@@ -285,10 +285,10 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     limits as tables, "*" for every language); options override the file.
     """
     path = config_path or find_config(Path.cwd())
-    table, source, base = {}, "options", Path.cwd()
+    table, source = {}, "options"
     if path is not None:
         table, source = load_config(path)
-        base = path.parent
+        table = resolve_paths(table, path.parent)
     overrides = {"tokenizer": tokenizer, "corpus": [str(c) for c in corpus] or None,
                  "min_chars_per_token": _limits(min_chars_per_token, "--min-chars-per-token"),
                  "max_premium": _limits(max_premium, "--max-premium"),
@@ -297,9 +297,9 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
                  "reference": reference}
     table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
-    if not table.get("tokenizer"):
+    if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
-    config = parse_config(table, source=source, base=base)
+    config = parse_config(table, source=source)
     checks, signature = run_gate(config)
     if not checks:
         raise UsageError(f"{source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
@@ -327,13 +327,13 @@ def write_or_echo(text: str, output: Path | None, force: bool) -> None:
         click.echo(f"wrote {output}", err=True)
 
 
-def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None) -> None:
+def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None, by: str = "lang") -> None:
     """Render to stdout (a rich table on a terminal) or write atomically to --output."""
     if fmt == "table" and output is None:
         render.print_table(Console(), frame, signature, findings=findings)
         return
     text = {
-        "json": lambda: render.to_json(frame, signature, findings=findings),
+        "json": lambda: render.to_json(frame, signature, findings=findings, by=by),
         "csv": lambda: render.to_csv(frame),
         "markdown": lambda: render.to_markdown(frame, signature, findings=findings),
         "table": lambda: render.to_text_table(frame, signature, findings=findings),

@@ -202,6 +202,9 @@ def load_audit_json(path: Path) -> dict:
     if len(tokenizers) != 1:
         raise InputError(f"{path}: holds {len(tokenizers)} tokenizers ({', '.join(tokenizers)}); "
                          "compare needs one per file")
+    if data.get("by", "lang") != "lang":
+        raise InputError(f"{path}: rows are per {data['by']}, not per language; "
+                         "save the audit without --by script")
     return data
 
 
@@ -236,5 +239,7 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
     if a == b:
         a, b = f"{a} ({path_a.name})", f"{b} ({path_b.name})"
     frame = _table(a, b, counts_a, counts_b, scripts, reference, None, None)
-    return Comparison(a, b, data_a["signature"], data_b["signature"], frame, [],
-                      _findings_diff(data_a.get("findings", []), data_b.get("findings", [])), intervals=False)
+    # an audit saved with --no-findings has no "findings": that is not "every finding went away"
+    diff = _findings_diff(data_a["findings"], data_b["findings"]) \
+        if "findings" in data_a and "findings" in data_b else []
+    return Comparison(a, b, data_a["signature"], data_b["signature"], frame, [], diff, intervals=False)

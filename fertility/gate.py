@@ -79,8 +79,32 @@ def find_config(folder: Path) -> Path | None:
     return None
 
 
-def parse_config(table: dict, *, source: str, base: Path) -> GateConfig:
-    """Validate keys and types; paths in the file are relative to the file's folder."""
+PATH_KEYS = ("tokenizer", "corpus", "baseline")
+
+
+def resolve_paths(table: dict, base: Path) -> dict:
+    """Paths written in a config file are relative to that file's folder (command-line values
+    are not passed through here: they are relative to where the command runs)."""
+    def resolve(value):
+        if isinstance(value, str) and not Path(value).is_absolute() and (base / value).exists():
+            return str(base / value)
+        return value
+    out = dict(table)
+    for key in PATH_KEYS:
+        if key in out:
+            out[key] = [resolve(v) for v in out[key]] if isinstance(out[key], list) else resolve(out[key])
+    return out
+
+
+def _typed(table: dict, key: str, kind: type, source: str, what: str):
+    value = table.get(key)
+    if value is not None and (not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))):
+        raise UsageError(f"{source}: {key} must be {what}, not {value!r}")
+    return value
+
+
+def parse_config(table: dict, *, source: str) -> GateConfig:
+    """Validate keys and types: a typo or a wrong type is a configuration error."""
     for key in table:
         if key not in KEYS:
             raise UsageError(f"{source}: unknown key {key!r}{_suggest(key)}")
@@ -94,7 +118,8 @@ def parse_config(table: dict, *, source: str, base: Path) -> GateConfig:
             if isinstance(limit, bool) or not isinstance(limit, (int, float)) or math.isnan(limit):
                 raise UsageError(f"{source}: {key}.{lang} must be a number, not {limit!r}")
         limits[key] = {lang: float(limit) for lang, limit in per_lang.items()}
-    if "tokenizer" not in table:
+    tokenizer = _typed(table, "tokenizer", str, source, "a tokenizer spec (a string)")
+    if not tokenizer:
         raise UsageError(f"{source}: missing key 'tokenizer' (a tokenizer spec)")
     corpus = table.get("corpus", [])
     corpus = [corpus] if isinstance(corpus, str) else corpus
@@ -103,17 +128,14 @@ def parse_config(table: dict, *, source: str, base: Path) -> GateConfig:
     regression = table.get("max_regression")
     if regression is not None and (isinstance(regression, bool) or not isinstance(regression, (int, float))):
         raise UsageError(f"{source}: max_regression must be a number (e.g. 0.02 for 2%)")
-    if regression is not None and "baseline" not in table:
+    baseline = _typed(table, "baseline", str, source, "a path to an audit JSON (a string)")
+    if regression is not None and baseline is None:
         raise UsageError(f"{source}: max_regression needs a baseline audit JSON (key 'baseline')")
-
-    def resolve(p: str) -> str:
-        return str(base / p) if not Path(p).is_absolute() and (base / p).exists() else p
-    tokenizer = table["tokenizer"]
-    return GateConfig(tokenizer=resolve(tokenizer) if isinstance(tokenizer, str) else tokenizer,
-                      corpus=[resolve(c) for c in corpus], per_file=bool(table.get("per_file", False)),
-                      reference=table.get("reference", "eng_Latn"), pattern=table.get("pattern"),
-                      baseline=resolve(table["baseline"]) if "baseline" in table else None,
-                      max_regression=float(regression) if regression is not None else None,
+    return GateConfig(tokenizer=tokenizer, corpus=corpus,
+                      per_file=_typed(table, "per_file", bool, source, "true or false") or False,
+                      reference=_typed(table, "reference", str, source, "a language key (a string)") or "eng_Latn",
+                      pattern=_typed(table, "pattern", str, source, "a pattern name or regex (a string)"),
+                      baseline=baseline, max_regression=float(regression) if regression is not None else None,
                       limits=limits, source=source)
 
 
@@ -123,8 +145,6 @@ def _limit_for(limits: dict[str, float], lang: str) -> float | None:
 
 def run_gate(config: GateConfig) -> tuple[list[Check], dict]:
     """Audit the tokenizer and check every threshold; returns the checks and the audit signature."""
-    if not isinstance(config.tokenizer, str):
-        raise UsageError(f"{config.source}: tokenizer must be a single spec string")
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, diagnose=False, reference=config.reference)
     name = result.tokenizers[0]

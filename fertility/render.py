@@ -115,10 +115,10 @@ def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
     return out
 
 
-def to_json(frame: pd.DataFrame, signature: dict, *, findings=None) -> str:
+def to_json(frame: pd.DataFrame, signature: dict, *, findings=None, by: str = "lang") -> str:
     rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
     payload = {"fertility_version": __version__, "signature": signature,
-               "signature_short": short_signature(signature), "rows": rows}
+               "signature_short": short_signature(signature), "by": by, "rows": rows}
     if findings is not None:
         payload["findings"] = [_json_value(f.as_dict()) for f in findings]
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
