@@ -14,19 +14,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import render, render_compare
-from .compare import compare_live, compare_saved, is_audit_json
-from .render_compare import print_comparison
 from .audit import audit as run_audit
+from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
-from .retrain import retrain as run_retrain
-from .train import BALANCES, TRAIN_PATTERNS, UNITS
-from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
-from .backends import load_tokenizer
+from .compare import compare_live, compare_saved, is_audit_json
 from .corpus import read_text_file
-from .errors import EXIT_INTERNAL, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError,
+                     UsageError)
 from .gate import find_config, junit_xml, load_config, parse_config, resolve_paths, run_gate, summary_markdown
-from .show import render_shown, show as show_tokens
 from .output import write_output
+from .render_compare import print_comparison
+from .retrain import retrain as run_retrain
+from .show import render_shown, show as show_tokens
+from .train import BALANCES, TRAIN_PATTERNS, UNITS
 from .version import __version__
 
 
@@ -48,7 +48,9 @@ class FertilityGroup(click.Group):
             return super().invoke(ctx)
         except FertilityError as err:
             raise _Failure(str(err), err.exit_code) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except KeyboardInterrupt:  # click would say "Aborted!" with exit 1, a failed threshold's code
+            raise _Failure("interrupted", EXIT_INTERRUPTED) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as err:  # a bug of ours: never let it look like a failed threshold
             traceback.print_exc(file=sys.stderr)
@@ -308,8 +310,11 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     markdown = summary_markdown(checks, signature)
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     if target is not None:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(markdown)
+        try:
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(markdown)
+        except OSError as err:
+            raise OutputError(f"{target}: cannot write the summary ({err.strerror})") from None
     if junit is not None:
         write_output(junit, junit_xml(checks), force=True)
     failed = [c for c in checks if not c.passed]

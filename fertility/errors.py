@@ -1,13 +1,15 @@
 """Typed errors raised by the library; the CLI turns them into one line and an exit code.
 
 Exit codes live here and nowhere else:
-0 ran and passed, 1 a threshold failed, 2 usage or input error, 3 internal error.
+0 ran and passed, 1 a threshold failed, 2 usage or input error, 3 internal error,
+130 interrupted.
 """
 
 EXIT_OK = 0
 EXIT_THRESHOLD_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
 class FertilityError(Exception):

@@ -167,6 +167,14 @@ def test_internal_error_exits_3_with_traceback(monkeypatch, tmp_path):
     assert "Traceback" in result.stderr and "internal error (ZeroDivisionError: boom)" in result.stderr
 
 
+def test_interrupt_exits_130_not_a_threshold_failure(monkeypatch, tmp_path):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("fertility.cli.run_audit", interrupted)
+    result = run("audit", "-t", "bytes", str(tiny_corpus(tmp_path)))
+    assert result.exit_code == 130 and result.stderr == "fertility: error: interrupted\n"
+
+
 def test_every_command_has_help_and_is_in_the_readme():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for name, command in cli.commands.items():
