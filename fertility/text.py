@@ -108,14 +108,16 @@ def profile(text: str) -> TextProfile:
     byte_at = char_to_byte_offsets(text)
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     char_spans = np.array(spans, dtype=np.int64).reshape(-1, 2)
-    cluster_starts = [m.start() for m in _GRAPHEME.finditer(text)]
+    cluster_lengths = np.fromiter(map(len, _GRAPHEME.findall(text)), dtype=np.int64)
+    cluster_bounds = np.zeros(len(cluster_lengths) + 1, dtype=np.int64)
+    np.cumsum(cluster_lengths, out=cluster_bounds[1:])  # char offset of each cluster start, then the end
     return TextProfile(
         n_bytes=int(byte_at[-1]),
         n_chars=len(text),
-        n_graphemes=len(cluster_starts),
+        n_graphemes=len(cluster_lengths),
         word_starts=byte_at[char_spans[:, 0]],
         word_ends=byte_at[char_spans[:, 1]],
-        grapheme_starts=byte_at[np.array([*cluster_starts, len(text)], dtype=np.int64)],
+        grapheme_starts=byte_at[cluster_bounds],
         char_starts=byte_at,
     )
 
