@@ -78,8 +78,9 @@ def _ratios(c: Counts, spaced: bool) -> dict[str, float]:
             "tokens_per_word": ratio(c.n_tokens, c.n_words) if spaced else math.nan}
 
 
-def _table(a: str, b: str, counts_a: dict[str, Counts], counts_b: dict[str, Counts], scripts: dict[str, str],
+def _table(counts_a: dict[str, Counts], counts_b: dict[str, Counts], scripts: dict[str, str],
            reference: str, docs: dict[str, np.ndarray] | None, collectors) -> pd.DataFrame:
+    """Rows per language and ALL; intervals only when per-document `docs` indices are given."""
     prem_a = premiums(counts_a, reference).values if reference in counts_a else {}
     prem_b = premiums(counts_b, reference).values if reference in counts_b else {}
     rows = []
@@ -168,7 +169,7 @@ def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | 
     for index, doc in enumerate(corpus.documents):
         docs.setdefault(doc.lang, []).append(index)
     ordered = (collectors[a], collectors[b])
-    frame = _table(a, b, result.counts_for(a), result.counts_for(b), result.scripts, reference,
+    frame = _table(result.counts_for(a), result.counts_for(b), result.scripts, reference,
                    {lang: np.array(i) for lang, i in docs.items()}, ordered)
     findings = [f.as_dict() for f in result.findings]
     return Comparison(a, b, _one(result.signature, a), _one(result.signature, b), frame,
@@ -238,7 +239,7 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
     a, b = next(iter(data_a["signature"]["tokenizers"])), next(iter(data_b["signature"]["tokenizers"]))
     if a == b:
         a, b = f"{a} ({path_a.name})", f"{b} ({path_b.name})"
-    frame = _table(a, b, counts_a, counts_b, scripts, reference, None, None)
+    frame = _table(counts_a, counts_b, scripts, reference, None, None)
     # an audit saved with --no-findings has no "findings": that is not "every finding went away"
     diff = _findings_diff(data_a["findings"], data_b["findings"]) \
         if "findings" in data_a and "findings" in data_b else []
