@@ -12,6 +12,7 @@ from .corpus import Corpus, read_corpus
 from .diagnose import Thresholds, diagnose as judge
 from .errors import UsageError
 from .evidence import Evidence, gather
+from .integrity import TokenExamples
 from .measure import Observer, count, profile_documents
 from .results import AuditResult
 from .samples import samples_dir
@@ -53,13 +54,15 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     for name, tokenizer in zip(names, loaded):
         advance = progress(f"tokenizing with {name}", len(corpus.documents)) if progress else None
         offenders: dict[str, Counter] = {}
+        examples = TokenExamples(corpus.documents) if diagnose else None
+        watchers = [w for w in (observers(name) if observers else None, examples) if w is not None]
         per_lang = count(tokenizer, corpus.documents, profiles=profiles, advance=advance,
                          offenders=offenders if diagnose else None,
-                         observe=observers(name) if observers else None)
+                         observe=(lambda *seen: [w(*seen) for w in watchers]) if watchers else None)
         for lang, lang_counts in per_lang.items():
             counts[(name, lang)] = lang_counts
         if evidence is not None:
-            gather(name, tokenizer, corpus.documents, profiles, per_lang, offenders, evidence)
+            gather(name, tokenizer, corpus.documents, per_lang, offenders, examples.worst(), evidence)
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, corpus)
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds) if diagnose else []

@@ -21,10 +21,10 @@ from .balance import premiums
 from .corpus import Corpus, read_corpus
 from .errors import InputError, UsageError
 from .measure import tokens_per_word
-from .results import ALL, Counts, ratio
+from .results import ALL, Counts, ratio, ratios
 from .samples import samples_dir
 from .signature import counting_settings
-from .text import is_spaced, profile
+from .text import is_spaced
 
 RATIOS = ("chars_per_token", "bytes_per_token", "graphemes_per_token", "tokens_per_word")
 
@@ -42,15 +42,18 @@ class Comparison:
 
 
 class _Collector:
-    """Per-document token counts and per-word token counts of one tokenizer."""
+    """Per-document token counts, and per word its byte span and token count, of one tokenizer."""
 
     def __init__(self, n_docs: int):
+        empty = np.zeros(0, dtype=np.int64)
         self.doc_tokens = np.zeros(n_docs, dtype=np.int64)
-        self.word_tokens: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * n_docs
+        self.word_tokens: list[np.ndarray] = [empty] * n_docs
+        self.word_spans: list[tuple[np.ndarray, np.ndarray]] = [(empty, empty)] * n_docs
 
     def __call__(self, index, profile, encoded) -> None:
         self.doc_tokens[index] = len(encoded.starts)
         self.word_tokens[index] = tokens_per_word(profile, encoded.starts, encoded.ends)
+        self.word_spans[index] = (profile.word_starts, profile.word_ends)
 
 
 def bootstrap_ratio(tokens_a: np.ndarray, tokens_b: np.ndarray, *, rounds: int = 1000,
@@ -72,12 +75,6 @@ def bootstrap_ratio(tokens_a: np.ndarray, tokens_b: np.ndarray, *, rounds: int =
     return float(low), float(high)
 
 
-def _ratios(c: Counts, spaced: bool) -> dict[str, float]:
-    return {"chars_per_token": ratio(c.n_chars, c.n_tokens), "bytes_per_token": ratio(c.n_bytes, c.n_tokens),
-            "graphemes_per_token": ratio(c.n_graphemes, c.n_tokens),
-            "tokens_per_word": ratio(c.n_tokens, c.n_words) if spaced else math.nan}
-
-
 def _table(counts_a: dict[str, Counts], counts_b: dict[str, Counts], scripts: dict[str, str],
            reference: str, docs: dict[str, np.ndarray] | None, collectors) -> pd.DataFrame:
     """Rows per language and ALL; intervals only when per-document `docs` indices are given."""
@@ -92,7 +89,8 @@ def _table(counts_a: dict[str, Counts], counts_b: dict[str, Counts], scripts: di
         else:
             ca, cb = counts_a[lang], counts_b[lang]
             spaced = is_spaced(scripts.get(lang, ""))
-        ra, rb = _ratios(ca, spaced), _ratios(cb, spaced)
+        # word ratios only where words are separated by spaces (an empty Counts gives NaN)
+        ra, rb = ratios(ca, ca if spaced else Counts()), ratios(cb, cb if spaced else Counts())
         row = {"lang": lang, "script": scripts.get(lang, ALL), "n_docs": ca.n_docs, "n_chars": ca.n_chars,
                "n_tokens_a": ca.n_tokens, "n_tokens_b": cb.n_tokens}
         for name in RATIOS:
@@ -120,11 +118,9 @@ def _changed_words(corpus: Corpus, collectors, *, per_language: int = 3) -> list
         words_a, words_b = collectors[0].word_tokens[index], collectors[1].word_tokens[index]
         if not len(words_a):
             continue
-        words = doc.text.split()
-        if len(words) != len(words_a):  # \S+ and str.split disagree on rare separators
-            prof = profile(doc.text)
-            data = doc.text.encode("utf-8")
-            words = [data[s:e].decode("utf-8") for s, e in zip(prof.word_starts.tolist(), prof.word_ends.tolist())]
+        data = doc.text.encode("utf-8")
+        word_starts, word_ends = collectors[0].word_spans[index]
+        words = [data[s:e].decode("utf-8") for s, e in zip(word_starts.tolist(), word_ends.tolist())]
         for word, ta, tb in zip(words, words_a.tolist(), words_b.tolist()):
             entry = totals.setdefault((doc.lang, word), [0, 0, 0])
             entry[0] += 1
@@ -196,8 +192,9 @@ def is_audit_json(path: Path) -> bool:
 def load_audit_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        rows, signature = data["rows"], data["signature"]
-        tokenizers = list(signature["tokenizers"])
+        tokenizers = list(data["signature"]["tokenizers"])
+        if not isinstance(data["rows"], list):
+            raise TypeError("'rows' is not a list")
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise InputError(f"{path}: not a fertility audit JSON ({type(err).__name__}: {err})") from None
     if len(tokenizers) != 1:

@@ -12,11 +12,9 @@ from dataclasses import dataclass, field
 
 from .backends import Tokenizer
 from .corpus import Document
-from .integrity import worst_words
 from .normalization import NormalizationCounts, normalization_counts
 from .pretokens import CutExample, PretokenCounts, count_pretokens
 from .results import Counts
-from .text import TextProfile
 
 Key = tuple[str, str]  # (tokenizer, language)
 
@@ -32,9 +30,10 @@ class Evidence:
 
 
 def gather(name: str, tokenizer: Tokenizer, documents: Sequence[Document],
-           profiles: Sequence[TextProfile], counts: dict[str, Counts],
-           offenders: dict[str, Counter], into: Evidence) -> None:
-    """Add one tokenizer's evidence to `into` (its dicts are filled in place)."""
+           counts: dict[str, Counts], offenders: dict[str, Counter],
+           token_examples: dict[str, list[CutExample]], into: Evidence) -> None:
+    """Add one tokenizer's evidence to `into` (its dicts are filled in place); `offenders` and
+    `token_examples` were collected while measure.count tokenized the corpus."""
     pre = tokenizer.pre_tokenizer()
     into.pre_tokenizers[name] = pre.name if pre is not None else None
     if pre is not None:
@@ -43,7 +42,7 @@ def gather(name: str, tokenizer: Tokenizer, documents: Sequence[Document],
             into.pretokens[(name, lang)] = value
         for lang, value in examples.items():
             into.pretoken_examples[(name, lang)] = value
-    for lang, value in worst_words(tokenizer, documents, profiles).items():
+    for lang, value in token_examples.items():
         into.token_examples[(name, lang)] = value
     for lang, counter in offenders.items():
         if counter:

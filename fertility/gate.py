@@ -17,7 +17,7 @@ from .audit import audit
 from .balance import premiums
 from .compare import check_comparable, counts_from_rows, load_audit_json
 from .errors import UsageError
-from .results import Counts, ratio
+from .results import Counts, ratio, ratios
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "baseline", "max_regression")
@@ -155,18 +155,15 @@ def run_gate(config: GateConfig) -> tuple[list[Check], dict]:
         if unknown:
             raise UsageError(f"{config.source}: {key} names languages not in the corpus: {', '.join(unknown)}")
     checks: list[Check] = []
-    measures = {
-        "min_chars_per_token": lambda c: ratio(c.n_chars, c.n_tokens),
-        "max_grapheme_cut_share": lambda c: ratio(c.n_cut_boundaries, c.n_boundaries),
-        "max_unknown_share": lambda c: ratio(c.n_unknown_tokens, c.n_tokens),
-    }
+    measured_as = {"min_chars_per_token": "chars_per_token", "max_grapheme_cut_share": "grapheme_cut_share",
+                   "max_unknown_share": "unknown_share"}  # threshold -> ratio of results.ratios
     prem = premiums(counts, config.reference).values if "max_premium" in limits else {}
     for key, per_lang in limits.items():
         for lang in counts:
             limit = _limit_for(per_lang, lang)
             if limit is None or (key == "max_premium" and lang == config.reference):
                 continue
-            value = prem[lang] if key == "max_premium" else measures[key](counts[lang])
+            value = prem[lang] if key == "max_premium" else ratios(counts[lang], counts[lang])[measured_as[key]]
             ok = value >= limit if key.startswith("min_") else value <= limit
             checks.append(Check(key, lang, limit, value, bool(ok) and not math.isnan(value)))
     if config.baseline:

@@ -28,8 +28,8 @@ def _interval(row) -> str:
 def comparison_table(comparison: Comparison) -> Table:
     a, b = comparison.a, comparison.b
     table = Table(title=f"fertility compare: A = {a}, B = {b}", caption_justify="left",
-                  caption=f"B/A = chars/token of B over A (>1: B packs more text per token); "
-                          f"95% bootstrap interval over documents" if comparison.intervals else
+                  caption="B/A = chars/token of B over A (>1: B packs more text per token); "
+                          "95% bootstrap interval over documents" if comparison.intervals else
                           "saved audits: no per-document data, no intervals")
     for header in ("lang", "script", "A c/t", "B c/t", "B−A", "B/A", "95% CI", "A prem", "B prem"):
         table.add_column(header, justify="left" if header in ("lang", "script") else "right", no_wrap=True,

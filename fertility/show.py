@@ -76,7 +76,7 @@ def render_shown(name: str, shown: Shown, *, color: bool = True) -> Text:
     out.append_text(_line(shown.pieces, shown.cuts, color=color, unknown=shown.unknown))
     out.append("\n")
     if shown.pre_pieces is not None:
-        out.append(f"  pre-tokens:  ")
+        out.append("  pre-tokens:  ")
         out.append_text(_line(shown.pre_pieces, shown.pre_cuts, color=color))
         out.append(f"\n  ({shown.pre_tokenizer}: {len(shown.pre_pieces)} pre-tokens, "
                    f"{sum(shown.pre_cuts)} cuts inside a grapheme)\n", style="dim")

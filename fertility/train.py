@@ -13,6 +13,7 @@ Two kinds of units:
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 
@@ -199,8 +200,6 @@ def _assembly_merges(clusters: dict[str, str]) -> list[tuple[str, str]]:
 def _assemble(trained: tokenizers.Tokenizer, clusters: _ClusterMap, assembly: list[tuple[str, str]],
               pattern: str) -> tokenizers.Tokenizer:
     """Write the trained vocabulary and merges back in real text, byte fallback included."""
-    import json
-
     model = json.loads(trained.to_str())["model"]
     vocab: dict[str, int] = {}
 
