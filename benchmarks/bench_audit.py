@@ -14,8 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fertility import audit, load_tokenizer, read_corpus  # noqa: E402
-from real_files import SHARED_CORPORA, mistral_file  # noqa: E402
+from real_files import SHARED_CORPORA, mistral_file
+
+from fertility import audit, load_tokenizer, read_corpus
 
 
 def best_of(repeat: int, function) -> float:

@@ -20,9 +20,10 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fertility.retrain import retrain  # noqa: E402
-from fertility.train import MARKS  # noqa: E402
-from real_files import SHARED_CORPORA  # noqa: E402
+from real_files import SHARED_CORPORA
+
+from fertility.retrain import retrain
+from fertility.train import MARKS
 
 
 def plain_bpe(files: list[Path], vocab_size: int, split: str | None = None) -> float:

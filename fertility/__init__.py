@@ -5,12 +5,13 @@ The public API is what this module names; everything else is internal.
 
 from .audit import audit
 from .backends import Tokenizer, load_tokenizer
-from .compare import compare_live as compare, compare_saved
+from .compare import compare_live as compare
+from .compare import compare_saved
 from .corpus import Corpus, Document, read_corpus
 from .diagnose import Finding, Thresholds
 from .errors import CorpusError, FertilityError, InputError, TokenizerError, UsageError
-from .retrain import retrain
 from .results import AuditResult, Counts
+from .retrain import retrain
 from .train import train_tokenizer
 from .version import __version__
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from collections import Counter
-
 from .backends import Tokenizer, load_tokenizer
 from .corpus import Corpus, read_corpus
-from .diagnose import Thresholds, diagnose as judge
+from .diagnose import Thresholds
+from .diagnose import diagnose as judge
 from .errors import UsageError
 from .evidence import Evidence, gather
 from .integrity import TokenExamples

@@ -19,13 +19,13 @@ from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
 from .compare import compare_live, compare_saved, is_audit_json
 from .corpus import read_text_file
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError,
-                     UsageError)
+from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
 from .gate import find_config, junit_xml, load_config, parse_config, resolve_paths, run_gate, summary_markdown
 from .output import write_output
 from .render_compare import print_comparison
 from .retrain import retrain as run_retrain
-from .show import render_shown, show as show_tokens
+from .show import render_shown
+from .show import show as show_tokens
 from .train import BALANCES, TRAIN_PATTERNS, UNITS
 from .version import __version__
 

@@ -23,8 +23,7 @@ from .corpus import Corpus, read_corpus
 from .errors import OutputError, UsageError
 from .measure import count
 from .signature import library_versions
-from .train import (BALANCES, TRAIN_PATTERNS, UNITS, equal_weights, language_chars,
-                    temperature_weights, train_tokenizer)
+from .train import BALANCES, TRAIN_PATTERNS, UNITS, equal_weights, language_chars, temperature_weights, train_tokenizer
 from .version import __version__
 
 TOKENIZER_FILE = "tokenizer.json"

@@ -17,10 +17,10 @@ import pytest
 import sentencepiece
 import tiktoken
 import tokenizers
+from real_files import mistral_file, real_file
 
 import fertility
 from fertility.errors import TokenizerError
-from real_files import mistral_file, real_file
 
 # The split pattern Whisper's own tokenizer uses with gpt2.tiktoken and multilingual.tiktoken
 # (openai-whisper, whisper/tokenizer.py), copied from there rather than from our patterns module.

@@ -9,8 +9,19 @@ import math
 import pytest
 
 from fertility import Counts, UsageError
-from fertility.balance import (CPT_FALLBACK, PARALLEL, BudgetRow, budget, gini, inversions,
-                               is_parallel, parse_mix, parse_pairs, premiums, reordered)
+from fertility.balance import (
+    CPT_FALLBACK,
+    PARALLEL,
+    BudgetRow,
+    budget,
+    gini,
+    inversions,
+    is_parallel,
+    parse_mix,
+    parse_pairs,
+    premiums,
+    reordered,
+)
 
 
 def counts(n_chars, n_tokens, n_docs=3):

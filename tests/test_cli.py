@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from real_files import mistral_file, real_file
 
 from fertility.cli import cli
 from fertility.samples import samples_dir
-from real_files import mistral_file, real_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 import tiktoken
 from click.testing import CliRunner
+from real_files import real_file, shared
 from tiktoken_ext.openai_public import r50k_pat_str
 
 import fertility
 from fertility.cli import cli
 from fertility.compare import bootstrap_ratio, compare_live
 from fertility.samples import samples_dir
-from real_files import real_file, shared
 
 CL100K = "tiktoken:cl100k_base"
 

@@ -14,6 +14,7 @@ import pytest
 import regex
 import tiktoken
 from click.testing import CliRunner
+from real_files import mistral_file, real_file, shared
 
 from fertility import audit, load_tokenizer
 from fertility.balance import CPT_FALLBACK, PARALLEL
@@ -24,7 +25,6 @@ from fertility.normalization import NormalizationCounts
 from fertility.pretokens import PretokenCounts
 from fertility.samples import samples_dir
 from fertility.text import profile
-from real_files import mistral_file, real_file, shared
 
 # Split patterns copied from tiktoken_ext/openai_public.py (r50k_pat_str and cl100k_base).
 R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""

@@ -18,12 +18,12 @@ import regex
 import tiktoken
 import tokenizers
 from click.testing import CliRunner
+from real_files import real_file
 
 import fertility
 from fertility.cli import cli
 from fertility.gate import parse_config, resolve_paths, run_gate
 from fertility.samples import samples_dir
-from real_files import real_file
 
 CL100K = "tiktoken:cl100k_base"
 LANGS = ("ben_Beng", "eng_Latn")

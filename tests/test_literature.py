@@ -6,9 +6,9 @@ hence the tolerance of 5 tokens.
 """
 
 import pytest
+from real_files import real_file, shared
 
 from fertility import audit
-from real_files import real_file, shared
 
 PUBLISHED = {  # (encoding, language) -> tokens
     ("cl100k_base", "ben_Beng"): 308_325,

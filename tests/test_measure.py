@@ -12,13 +12,13 @@ import sentencepiece
 import tiktoken
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from real_files import mistral_file
 
 import fertility
 from fertility.audit import audit
 from fertility.corpus import Document
 from fertility.measure import count
 from fertility.results import ALL, AuditResult, Counts
-from real_files import mistral_file
 
 SPM_FILE = "mistral_instruct_tokenizer_240323.model.v3"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import tokenizers
 from click.testing import CliRunner
+from real_files import shared
 
 from fertility import audit, load_tokenizer, read_corpus
 from fertility.cli import cli
@@ -16,10 +17,8 @@ from fertility.errors import UsageError
 from fertility.measure import count
 from fertility.retrain import retrain, same_language
 from fertility.samples import samples_dir
-from fertility.train import (bpe_pieces, equal_weights, sample_documents, temperature_weights,
-                             train_tokenizer)
 from fertility.text import graphemes
-from real_files import shared
+from fertility.train import bpe_pieces, equal_weights, sample_documents, temperature_weights, train_tokenizer
 
 SAMPLES = samples_dir()
 

@@ -2,13 +2,13 @@
 
 import pytest
 from click.testing import CliRunner
+from real_files import mistral_file, real_file
 
 from fertility import load_tokenizer
 from fertility.cli import cli
 from fertility.corpus import Document
 from fertility.measure import count, cut_boundaries, flagged_chars
 from fertility.text import profile
-from real_files import mistral_file, real_file
 
 
 @pytest.fixture(scope="module")

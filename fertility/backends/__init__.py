@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np

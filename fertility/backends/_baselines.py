@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Encoded
 from ..text import char_to_byte_offsets, graphemes, segmenter_info
+from . import Encoded
 
 
 class _Baseline:

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import sentencepiece
 
-from . import Encoded
 from ..errors import TokenizerError
+from . import Encoded
 from ._common import display_name, sha256_file
 
 
@@ -49,7 +49,7 @@ class SPMTokenizer:
 
     def pre_tokenizer(self) -> None:
         """SentencePiece has no pre-tokenizer: pieces may span any characters but spaces' rules."""
-        return None
+        return
 
     def info(self) -> dict[str, str]:
         return {

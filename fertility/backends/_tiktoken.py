@@ -20,8 +20,8 @@ import regex
 import tiktoken
 
 from ..errors import TokenizerError
-from . import Encoded, PreTokenizer
 from ..patterns import CL100K, GPT2, O200K, resolve_pattern
+from . import Encoded, PreTokenizer
 from ._common import display_name, sha256_file, spans_from_lengths
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
