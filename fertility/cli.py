@@ -18,11 +18,12 @@ from .audit import audit as run_audit
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
 from .compare import compare_live, compare_saved, is_audit_json
-from .corpus import read_text_file
+from .corpus import find_files, read_text_file
 from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
 from .gate import find_config, junit_xml, load_config, parse_config, resolve_paths, run_gate, summary_markdown
-from .output import write_output
+from .output import check_append_target, check_output_file, check_readable, output_target, write_output
 from .render_compare import print_comparison
+from .retrain import check_output as check_retrain_output
 from .retrain import retrain as run_retrain
 from .show import render_shown
 from .show import show as show_tokens
@@ -81,8 +82,8 @@ def output_options(command):
     """The same --format/--output/--force flags on every command that prints results."""
     command = click.option("--force", is_flag=True,
                            help="Overwrite --output if it exists.")(command)
-    command = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                           help="Write results to this file instead of stdout.")(command)
+    command = click.option("-o", "--output", type=click.Path(path_type=Path),
+                           help="Write results to this file instead of stdout (`-`: stdout).")(command)
     command = click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS),
                            help="Output format [default: $FERTILITY_FORMAT, else table].")(command)
     return command
@@ -134,6 +135,7 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
     folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
     """
     fmt = resolve_format(fmt)
+    output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern,
@@ -168,8 +170,9 @@ def show(tokenizers, text, file, pattern):
 @cli.command()
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--vocab-size", type=click.IntRange(min=1), required=True, help="Vocabulary size.")
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for tokenizer.json and training.json (must not exist, or --force).")
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
+                   "files and --force).")
 @click.option("--units", type=click.Choice(UNITS), default="bytes", show_default=True,
               help="bytes: byte-level BPE; graphemes: merges never cut a grapheme cluster.")
 @click.option("--pattern", "train_pattern", default="marks", show_default=True, metavar="NAME|REGEX",
@@ -188,7 +191,7 @@ def show(tokenizers, text, file, pattern):
 @click.option("--compare-with", metavar="SPEC", help="Audit this tokenizer beside the new one.")
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
               help="Corpus for the before/after audit (default: the bundled parallel samples).")
-@click.option("--force", is_flag=True, help="Replace an existing output folder.")
+@click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS), help="Format of the audit after training.")
 def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
@@ -200,6 +203,12 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     tokenizer (and --compare-with) is audited on held-out text, with findings.
     """
     fmt = resolve_format(fmt)
+    check_retrain_output(out_dir, force=force)  # every path and option before hours of training
+    check_readable(held_out, option="--held-out")
+    for path in held_out:
+        find_files(path)  # a folder holding no .txt files fails now, not after training
+    if compare_with:
+        load_tokenizer(compare_with)
     console = stderr_console()
     result = run_retrain(list(corpus), output=out_dir, vocab_size=vocab_size, units=units,
                          pattern=baseline_pattern or train_pattern,
@@ -233,6 +242,7 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     without re-running, if their corpus and counting settings agree).
     """
     fmt = resolve_format(fmt)
+    output = output_target(output, force=force)
     saved = [is_audit_json(Path(x)) for x in (a, b)]
     if all(saved):
         if corpus:
@@ -274,8 +284,8 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
 @click.option("--max-regression", type=float, help="Largest relative chars/token loss per language vs --baseline.")
 @click.option("--reference", help="Reference language for premiums (default eng_Latn).")
-@click.option("--junit", type=click.Path(path_type=Path, dir_okay=False), help="Write JUnit XML: one test per threshold.")
-@click.option("--summary", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--junit", type=click.Path(path_type=Path), help="Write JUnit XML: one test per threshold.")
+@click.option("--summary", type=click.Path(path_type=Path),
               help="Append a markdown summary here (default: $GITHUB_STEP_SUMMARY when set).")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
           max_unknown_share, baseline, max_regression, reference, junit, summary):
@@ -286,6 +296,9 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     min_chars_per_token, max_premium, max_grapheme_cut_share, max_unknown_share; per-language
     limits as tables, "*" for every language); options override the file.
     """
+    target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
+    check_append_target(target, option="--summary")  # both reports' places, before the audit
+    check_output_file(junit, force=True, option="--junit")
     path = config_path or find_config(Path.cwd())
     table, source = {}, "options"
     if path is not None:
@@ -308,7 +321,6 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     console = Console()
     console.print(render.gate_table(checks))
     markdown = summary_markdown(checks, signature)
-    target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     if target is not None:
         try:
             with open(target, "a", encoding="utf-8") as handle:

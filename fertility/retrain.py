@@ -9,6 +9,9 @@ interrupted run leaves nothing half-written; an existing output is never replace
 from __future__ import annotations
 
 import json
+import math
+import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -22,12 +25,14 @@ from .balance import premiums
 from .corpus import Corpus, read_corpus
 from .errors import OutputError, UsageError
 from .measure import count
+from .output import check_folder_writable, folder_of, make_folder, replace_files
 from .signature import library_versions
 from .train import BALANCES, TRAIN_PATTERNS, UNITS, equal_weights, language_chars, temperature_weights, train_tokenizer
 from .version import __version__
 
 TOKENIZER_FILE = "tokenizer.json"
 RECORD_FILE = "training.json"
+OUR_FILES = (TOKENIZER_FILE, RECORD_FILE)  # all that --force may replace in an output folder
 
 
 @dataclass(frozen=True)
@@ -39,13 +44,28 @@ class Retrained:
 
 
 def check_output(output: Path, *, force: bool) -> None:
-    """Fail before hours of training, not after."""
+    """Fail before hours of training, not after; `--force` replaces only what fertility wrote."""
     if output.exists() and not output.is_dir():
         raise OutputError(f"{output}: exists and is not a folder")
-    if output.is_dir() and any(output.iterdir()) and not force:
-        raise OutputError(f"{output}: already exists and is not empty; pass --force to replace it")
-    if not output.parent.is_dir():
-        raise OutputError(f"{output}: parent folder {output.parent} does not exist")
+    if not output.is_dir():
+        if output.is_symlink():
+            raise OutputError(f"{output}: is a dangling link; give a folder")
+        check_folder_writable(folder_of(output), what=output, role="parent folder")
+        return
+    try:
+        entries = sorted(output.iterdir())
+    except OSError as err:
+        raise OutputError(f"{output}: cannot list the folder ({err.strerror})") from None
+    foreign = [p.name for p in entries if p.name not in OUR_FILES or not p.is_file() or p.is_symlink()]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise OutputError(f"{output}: holds files fertility did not write ({shown}); "
+                          "it is never emptied: give a new or empty folder")
+    if entries and not force:
+        raise OutputError(f"{output}: already holds {', '.join(p.name for p in entries)}; "
+                          "pass --force to replace them")
+    if not os.access(output, os.W_OK | os.X_OK):
+        raise OutputError(f"{output}: folder is not writable")
 
 
 def resolve_weights(corpus: Corpus, *, weights: dict[str, float] | None, temperature: float | None,
@@ -77,20 +97,32 @@ def parity_premiums(tokenizer_file: Path, dev: Corpus, reference: str) -> dict[s
     return premiums(counts, reference, parallel=True).values
 
 
-def _write(tokenizer: tokenizers.Tokenizer, record: dict, folder: Path) -> None:
-    tokenizer.save(str(folder / TOKENIZER_FILE))
-    (folder / RECORD_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n",
-                                      encoding="utf-8")
+def _write(tokenizer: tokenizers.Tokenizer, record: dict, output: Path, *, force: bool) -> None:
+    """A new folder is filled under a hidden name and renamed into place; an existing one (only
+    ever holding our two files, checked again now) gets each file replaced atomically."""
+    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    files = [(TOKENIZER_FILE, lambda path: tokenizer.save(str(path))),
+             (RECORD_FILE, lambda path: path.write_text(text, encoding="utf-8"))]
+    check_output(output, force=force)
+    if output.is_dir():
+        replace_files(output, files)
+        return
+    staging = folder_of(output) / f".{output.name}.{secrets.token_hex(4)}.tmp"
+    make_folder(staging)
+    try:
+        replace_files(staging, files)
+        _move_into_place(staging, output)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
 
 
 def _move_into_place(staging: Path, output: Path) -> None:
-    if output.exists():
-        old = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}.old-"))
-        output.rename(old / output.name)
-        staging.rename(output)
-        shutil.rmtree(old)
-    else:
-        staging.rename(output)
+    try:
+        staging.rename(output)  # fails if a folder appeared there meanwhile: nothing is replaced
+    except OSError as err:
+        raise OutputError(f"{output}: cannot move the new tokenizer into place ({err.strerror}); "
+                          f"nothing was replaced") from None
 
 
 def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: str = "bytes",
@@ -105,7 +137,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     corpus = read_corpus(corpus_paths, doc_mode="file" if per_file else "line")
     chosen = resolve_weights(corpus, weights=weights, temperature=temperature, balance=balance)
     dev = read_corpus([target_parity]) if target_parity is not None else None
-    staging = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}.tmp-"))
+    scratch = Path(tempfile.mkdtemp(prefix="fertility-retrain-"))  # parity measurements only
     try:
         started = time.perf_counter()
         steps: list[dict] = []
@@ -115,8 +147,8 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
                                         min_frequency=min_frequency, show_progress=show_progress)
             if dev is None:
                 break
-            tokenizer.save(str(staging / TOKENIZER_FILE))
-            measured = parity_premiums(staging / TOKENIZER_FILE, dev, reference)
+            tokenizer.save(str(scratch / TOKENIZER_FILE))
+            measured = parity_premiums(scratch / TOKENIZER_FILE, dev, reference)
             steps.append({"weights": dict(chosen), "premiums": measured})
             if all(abs(p - 1) < 0.02 for p in measured.values()) or step == parity_steps - 1:
                 break
@@ -138,19 +170,17 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
             "training_seconds": round(time.perf_counter() - started, 2),
             "libraries": library_versions(),
         }
-        _write(tokenizer, record, staging)
-        _move_into_place(staging, output)
+        _write(tokenizer, record, output, force=force)
     finally:
-        if staging.exists():
-            shutil.rmtree(staging)
+        shutil.rmtree(scratch, ignore_errors=True)
     return Retrained(output, chosen, record, steps)
 
 
 def _towards_parity(weights: dict[str, float], measured: dict[str, float]) -> dict[str, float]:
     """Scale each language's weight by its premium (more data for the languages that pay more)."""
     out = dict(weights)
-    for lang in weights:
+    for lang, weight in weights.items():
         premium = next((p for dev_lang, p in measured.items() if same_language(lang, dev_lang)), None)
-        if premium is not None and premium == premium:  # skip NaN
-            out[lang] = weights[lang] * premium ** 1.5
+        if premium is not None and not math.isnan(premium):
+            out[lang] = weight * premium ** 1.5
     return out

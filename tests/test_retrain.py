@@ -155,15 +155,21 @@ def test_retrain_command_writes_tokenizer_and_record(tmp_path):
 def test_retrain_refuses_to_overwrite_and_force_replaces(tmp_path):
     corpus = two_language_corpus(tmp_path / "corpus")
     out = tmp_path / "tok"
-    out.mkdir()
-    (out / "mine.txt").write_text("user data")
-    refused = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "-q")
-    assert refused.exit_code == 2 and "already exists" in refused.stderr
-    assert (out / "mine.txt").read_text() == "user data"
-    forced = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "--force", "-q", "-f", "csv")
+    assert run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "-q", "-f", "csv").exit_code == 0
+    first = (out / "training.json").read_bytes()
+    refused = run("retrain", str(corpus), "--vocab-size", "1100", "-o", str(out), "-q")
+    assert refused.exit_code == 2 and "pass --force" in refused.stderr
+    assert (out / "training.json").read_bytes() == first
+    forced = run("retrain", str(corpus), "--vocab-size", "1100", "-o", str(out), "--force", "-q", "-f", "csv")
     assert forced.exit_code == 0, forced.output
     assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json", "training.json"]
+    assert json.loads((out / "training.json").read_text())["arguments"]["vocab_size"] == 1100
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "tok"]
+    # a user's file in the folder: refused even with --force, and never deleted
+    (out / "mine.txt").write_text("user data")
+    kept = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(out), "--force", "-q")
+    assert kept.exit_code == 2 and "mine.txt" in kept.stderr
+    assert (out / "mine.txt").read_text() == "user data"
 
 
 def test_interrupted_training_leaves_nothing(tmp_path, monkeypatch):
