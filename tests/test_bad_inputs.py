@@ -61,7 +61,76 @@ def snapshot(root: Path) -> dict[str, tuple[bytes | str, int]]:
 # Sections are kept apart so that each concern adds its rows in its own place.
 
 # --- outputs: -o, --force, retrain folders, paths checked before any work -------------------
+def _files(*names: str, under: str = "") -> Callable[[Path], None]:
+    """tiny_corpus plus these files (text "mine") and, for names ending in /, folders."""
+    def setup(tmp: Path) -> None:
+        tiny_corpus(tmp)
+        for name in names:
+            path = tmp / under / name
+            if name.endswith("/"):
+                path.mkdir(parents=True, exist_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("mine\n", encoding="utf-8")
+    return setup
+
+
+def _dangling_link(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    (tmp / "link.json").symlink_to(tmp / "gone" / "audit.json")
+
+
+AUDIT = ("audit", "-t", "bytes", "-f", "json", "-q")
+RETRAIN = ("retrain", "corpus", "--vocab-size", "1000", "-q")
+CHECK = ("check", "-t", "bytes", "--min-chars-per-token", "0.1", "corpus")
+
 OUTPUT_CASES: list[Case] = [
+    Case("out-audit-existing-file", (*AUDIT, "-o", "old.json", "corpus"), 2,
+         "old.json: already exists; pass --force", setup=_files("old.json")),
+    # checked before any work: the tokenizer and the corpus are bad too, the error is about -o
+    Case("out-audit-existing-before-work", ("audit", "-t", "missing.json", "-o", "old.json", "nocorpus"), 2,
+         "old.json: already exists", setup=_files("old.json")),
+    Case("out-audit-missing-folder", (*AUDIT, "-o", "nofolder/a.json", "corpus"), 2,
+         "nofolder/a.json: folder nofolder does not exist", setup=tiny_corpus),
+    Case("out-audit-parent-is-a-file", (*AUDIT, "-o", "afile/a.json", "corpus"), 2,
+         "afile/a.json: afile is not a folder", setup=_files("afile")),
+    Case("out-audit-output-is-a-folder", (*AUDIT, "-o", "adir", "--force", "corpus"), 2,
+         "adir: is a folder; give a file name for --output", setup=_files("adir/")),
+    Case("out-audit-dangling-link-missing-folder", (*AUDIT, "-o", "link.json", "corpus"), 2,
+         "link.json: folder {tmp}/gone does not exist", setup=_dangling_link),
+    Case("out-compare-existing-before-work", ("compare", "missing-a.json", "bytes", "-o", "old.json"), 2,
+         "old.json: already exists", setup=_files("old.json")),
+    Case("out-compare-missing-folder", ("compare", "bytes", "chars", "corpus", "-o", "no/c.json"), 2,
+         "no/c.json: folder no does not exist", setup=tiny_corpus),
+    Case("out-retrain-foreign-files-even-forced", (*RETRAIN, "-o", "tok", "--force"), 2,
+         "tok: holds files fertility did not write (notes.txt, tokenizer.json.bak)",
+         setup=_files("tokenizer.json", "notes.txt", "tokenizer.json.bak", under="tok")),
+    Case("out-retrain-own-files-without-force", (*RETRAIN, "-o", "tok"), 2,
+         "tok: already holds tokenizer.json, training.json; pass --force",
+         setup=_files("tokenizer.json", "training.json", under="tok")),
+    Case("out-retrain-output-is-a-file", (*RETRAIN, "-o", "afile", "--force"), 2,
+         "afile: exists and is not a folder", setup=_files("afile")),
+    Case("out-retrain-missing-parent", (*RETRAIN, "-o", "no/tok"), 2,
+         "no/tok: parent folder no does not exist", setup=tiny_corpus),
+    Case("out-retrain-parent-is-a-file", (*RETRAIN, "-o", "afile/tok"), 2,
+         "afile/tok: afile is not a folder", setup=_files("afile")),
+    Case("out-retrain-held-out-missing", (*RETRAIN, "-o", "tok", "--held-out", "nodev"), 2,
+         "nodev: no such file or folder (given to --held-out)", setup=tiny_corpus),
+    Case("out-retrain-held-out-without-text", (*RETRAIN, "-o", "tok", "--held-out", "empty"), 2,
+         "empty: directory holds no .txt files", setup=_files("empty/")),
+    Case("out-retrain-compare-with-missing", (*RETRAIN, "-o", "tok", "--compare-with", "missing.json"), 2,
+         "missing.json", setup=tiny_corpus),
+    Case("out-check-junit-missing-folder", (*CHECK, "--junit", "no/junit.xml"), 2,
+         "no/junit.xml: folder no does not exist", setup=tiny_corpus),
+    Case("out-check-junit-is-a-folder", (*CHECK, "--junit", "adir"), 2,
+         "adir: is a folder; give a file name for --junit", setup=_files("adir/")),
+    Case("out-check-summary-is-a-folder", (*CHECK, "--summary", "adir"), 2,
+         "adir: is a folder; give a file name for --summary", setup=_files("adir/")),
+    Case("out-check-step-summary-missing-folder", CHECK, 2,
+         "no/summary.md: folder no does not exist", setup=tiny_corpus,
+         env={"GITHUB_STEP_SUMMARY": "no/summary.md"}),
+    Case("out-show-file-missing", ("show", "-t", "bytes", "--file", "missing.txt"), 2,
+         "missing.txt: cannot read", setup=tiny_corpus),
 ]
 
 
