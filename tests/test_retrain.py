@@ -84,7 +84,7 @@ UNSEEN = ["Ελληνικά κείμενα 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 👩🏽
 
 
 def test_round_trip_and_reload(trained, sample_docs):
-    units, tokenizer, path = trained
+    _units, tokenizer, path = trained
     reloaded = tokenizers.Tokenizer.from_file(str(path))
     texts = [d.text for d in sample_docs] + UNSEEN
     for text in texts:
