@@ -82,6 +82,7 @@ def test_wheel_installed_outside_the_checkout_audits_the_bundled_samples(tmp_pat
     module_file, samples = where.stdout.splitlines()
     assert Path(module_file).is_relative_to(target) and not Path(module_file).is_relative_to(ROOT)
     assert Path(samples) == target / "fertility" / "corpora_samples"
+    assert (target / "fertility" / "py.typed").is_file()  # type checkers use the installed annotations
     done = sh([sys.executable, "-m", "fertility", "audit", "-t", "bytes", "-f", "json", "-q"],
               cwd=work, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
