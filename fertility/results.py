@@ -6,12 +6,18 @@ denominators, so the ALL row is an exact micro-average and a zero denominator gi
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from .errors import InputError
+from .signature import Signature, SignatureError
 from .text import is_spaced
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL = "ALL"
 
@@ -23,7 +29,7 @@ class Additive:
         return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -74,21 +80,45 @@ def _sum(items) -> Counts:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Counts per (tokenizer, language) and the signature of the settings that produced them."""
+    """Counts per (tokenizer, language) and the signature of the settings that produced them.
 
-    signature: dict
+    The one result type: `to_dict` writes the audit JSON, `from_dict`/`load` read it back
+    (checked, so a hand-edited file is an InputError naming the problem, never a traceback).
+    """
+
+    signature: Signature
     tokenizers: tuple[str, ...]
     scripts: dict[str, str]  # language -> ISO 15924 script
     counts: dict[tuple[str, str], Counts]
     findings: tuple = field(default=())  # diagnose.Finding, most severe first
     evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
+    diagnosed: bool | None = None  # None: diagnosed when there is evidence
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.signature, Signature):  # a plain dict from older callers
+            object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
+
+    @property
+    def has_findings(self) -> bool:
+        """Whether findings were looked for (an empty tuple then means none were found)."""
+        return self.diagnosed if self.diagnosed is not None else self.evidence is not None
 
     def counts_for(self, tokenizer: str) -> dict[str, Counts]:
         return {lang: self.counts[(tokenizer, lang)] for lang in self.scripts
                 if (tokenizer, lang) in self.counts}
 
+    def one(self, tokenizer: str) -> AuditResult:
+        """The result of one of its tokenizers, as if audited alone."""
+        return AuditResult(signature=self.signature.one(tokenizer), tokenizers=(tokenizer,),
+                           scripts=dict(self.scripts),
+                           counts={k: v for k, v in self.counts.items() if k[0] == tokenizer},
+                           findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
+                           diagnosed=self.has_findings)
+
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
+        import pandas as pd
+
         if by not in ("lang", "script"):
             raise ValueError(f"by must be 'lang' or 'script', not {by!r}")
         rows = []
@@ -101,13 +131,196 @@ class AuditResult:
             for key, langs in sorted(groups.items()):
                 rows.append(self._row(tokenizer, langs, per_lang,
                                       script=self.scripts[langs[0]] if by == "lang" else key))
-            rows.append(self._row(tokenizer, sorted(per_lang), per_lang, script=ALL, all_row=True))
+            rows.append(all_row(tokenizer, per_lang, self.scripts))
         columns = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
         return pd.DataFrame(rows, columns=columns)
 
     def _row(self, tokenizer: str, langs: list[str], per_lang: dict[str, Counts], *,
-             script: str, all_row: bool = False) -> dict:
-        total = _sum(per_lang[lang] for lang in langs)
-        spaced = _sum(per_lang[lang] for lang in langs if is_spaced(self.scripts[lang]))
-        return {"tokenizer": tokenizer, "lang": ALL if all_row else ",".join(langs),
-                "script": script, **total.as_dict(), **ratios(total, spaced)}
+             script: str) -> dict:
+        return group_row(tokenizer, ",".join(langs), script, [per_lang[lang] for lang in langs],
+                         [is_spaced(self.scripts[lang]) for lang in langs])
+
+    def to_dict(self, *, by: str = "lang", findings: bool | None = None) -> dict[str, Any]:
+        """The audit JSON (`fertility audit -f json`): findings only when they were looked for
+        (`findings`: whether to write them; None: when the result was diagnosed)."""
+        from .version import __version__
+
+        rows = [{k: json_value(v) for k, v in row.items()}
+                for row in self.to_frame(by=by).to_dict(orient="records")]
+        payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
+                                   "signature_short": self.signature.short(), "by": by, "rows": rows}
+        if self.has_findings if findings is None else findings:
+            payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
+        return payload
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "audit JSON") -> AuditResult:
+        """Read what `to_dict(by="lang")` wrote; any problem is an InputError naming `source`."""
+        try:
+            return _from_dict(cls, data)
+        except (_Invalid, SignatureError) as err:
+            raise InputError(f"{source}: not a fertility audit JSON: {err}") from None
+
+    @classmethod
+    def load(cls, path: Path) -> AuditResult:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: cannot read it ({err.strerror})") from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not UTF-8 ({err.reason} at byte {err.start})") from None
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not JSON ({err})") from None
+        return cls.from_dict(data, source=str(path))
+
+
+def group_row(tokenizer: str, lang: str, script: str, counts: list[Counts], spaced: list[bool]) -> dict:
+    """A row summing some languages: every ratio from summed numerators and denominators, word
+    ratios over the languages written with spaces only. The one aggregation of every command."""
+    total = _sum(counts)
+    words = _sum(c for c, s in zip(counts, spaced) if s)
+    return {"tokenizer": tokenizer, "lang": lang, "script": script, **total.as_dict(), **ratios(total, words)}
+
+
+def all_row(tokenizer: str, per_lang: dict[str, Counts], scripts: dict[str, str]) -> dict:
+    """The ALL row of one tokenizer, for `audit`, `compare` and `check` alike."""
+    langs = sorted(per_lang)
+    return group_row(tokenizer, ALL, ALL, [per_lang[lang] for lang in langs],
+                     [is_spaced(scripts[lang]) for lang in langs])
+
+
+def json_value(value):
+    """JSON-safe: NaN -> null, numpy scalars -> Python numbers, recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return json_value(value.item())
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value
+
+
+class _Invalid(ValueError):
+    pass
+
+
+_FINDING_KEYS = {"code": str, "severity": str, "tokenizer": str, "message": str, "fix": str}
+
+
+def _need(container: dict, key: str, kind: type | tuple[type, ...], where: str):
+    if key not in container:
+        raise _Invalid(f"{where}: missing key {key!r}")
+    value = container[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise _Invalid(f"{where}: {key} is {json.dumps(value, ensure_ascii=False)[:40]}, not {names}")
+    return value
+
+
+def _close(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _from_dict(cls, data: Any) -> AuditResult:
+    if not isinstance(data, dict):
+        raise _Invalid(f"the top level is {type(data).__name__}, not an object")
+    signature = Signature.from_dict(_need(data, "signature", dict, "top level"))
+    by = data.get("by", "lang")
+    if by != "lang":
+        raise _Invalid(f"rows are per {by}, not per language; save the audit without --by {by}")
+    rows = _need(data, "rows", list, "top level")
+    names = tuple(signature.tokenizers)
+    if not names:
+        raise _Invalid("signature.tokenizers is empty")
+    counts: dict[tuple[str, str], Counts] = {}
+    scripts: dict[str, str] = {}
+    all_rows: dict[str, dict] = {}
+    for number, row in enumerate(rows, 1):
+        where = f"row {number}"
+        if not isinstance(row, dict):
+            raise _Invalid(f"{where} is {type(row).__name__}, not an object")
+        tokenizer = _need(row, "tokenizer", str, where)
+        lang = _need(row, "lang", str, where)
+        where = f"row {number} ({tokenizer} {lang})"
+        if tokenizer not in signature.tokenizers:
+            raise _Invalid(f"{where}: tokenizer {tokenizer!r} is not in the signature "
+                           f"({', '.join(names)})")
+        script = _need(row, "script", str, where)
+        values = {}
+        for key in COUNT_COLUMNS:
+            value = _need(row, key, int, where)
+            if value < 0:
+                raise _Invalid(f"{where}: {key} is negative ({value})")
+            values[key] = value
+        for key in RATIO_COLUMNS:
+            if key in row and row[key] is not None:
+                _need(row, key, (int, float), where)
+        row_counts = Counts(**values)
+        if lang == ALL:
+            if tokenizer in all_rows:
+                raise _Invalid(f"{where}: a second ALL row")
+            all_rows[tokenizer] = {"row": row, "counts": row_counts, "where": where}
+            continue
+        if "," in lang:
+            raise _Invalid(f"{where}: rows are per script, not per language; save the audit without --by script")
+        if (tokenizer, lang) in counts:
+            raise _Invalid(f"{where}: the same tokenizer and language twice")
+        if scripts.setdefault(lang, script) != script:
+            raise _Invalid(f"{where}: script {script!r}, but {scripts[lang]!r} in another row")
+        counts[(tokenizer, lang)] = row_counts
+        _check_ratios(row, group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]), where)
+    for name in names:
+        per_lang = {lang: c for (t, lang), c in counts.items() if t == name}
+        if not per_lang:
+            raise _Invalid(f"no rows for tokenizer {name!r} of the signature")
+        if name not in all_rows:
+            raise _Invalid(f"no ALL row for tokenizer {name!r} (a truncated file?)")
+        expected = all_row(name, per_lang, scripts)
+        found = all_rows[name]
+        if found["counts"] != Counts(**{k: expected[k] for k in COUNT_COLUMNS}):
+            raise _Invalid(f"{found['where']}: counts are not the sum of the language rows "
+                           "(rows missing or edited?)")
+        _check_ratios(found["row"], expected, found["where"])
+    findings = ()
+    if "findings" in data:
+        findings = _findings(_need(data, "findings", list, "top level"), names)
+    return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
+               counts=counts, findings=findings, diagnosed="findings" in data)
+
+
+def _check_ratios(row: dict, expected: dict, where: str) -> None:
+    """A ratio that does not follow from its row's counts was edited by hand: refuse it."""
+    for key in RATIO_COLUMNS:
+        if key not in row:
+            continue
+        stored = math.nan if row[key] is None else float(row[key])
+        if not _close(stored, expected[key]):
+            raise _Invalid(f"{where}: {key} is {row[key]}, but its counts give {expected[key]:.6g}")
+
+
+def _findings(items: list, names: tuple[str, ...]) -> tuple:
+    from .diagnose import Finding
+
+    out = []
+    for number, item in enumerate(items, 1):
+        where = f"finding {number}"
+        if not isinstance(item, dict):
+            raise _Invalid(f"{where} is {type(item).__name__}, not an object")
+        values = {key: _need(item, key, kind, where) for key, kind in _FINDING_KEYS.items()}
+        if values["tokenizer"] not in names:
+            raise _Invalid(f"{where}: tokenizer {values['tokenizer']!r} is not in the signature")
+        lang = item.get("lang")
+        if lang is not None and not isinstance(lang, str):
+            raise _Invalid(f"{where}: lang is not a string or null")
+        measured = item.get("measured", {})
+        if not isinstance(measured, dict):
+            raise _Invalid(f"{where}: measured is not an object")
+        examples = item.get("examples", [])
+        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+            raise _Invalid(f"{where}: examples is not a list of strings")
+        out.append(Finding(lang=lang, measured=measured, examples=tuple(examples), **values))
+    return tuple(out)

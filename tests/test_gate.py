@@ -211,7 +211,14 @@ def better_baseline(data: dict, gain: float) -> tuple[dict, float]:
     cpt_now = n_chars / n_tokens
     new_tokens = round(n_chars / (cpt_now * (1 + gain)))
     row["n_tokens"] = new_tokens
-    row["chars_per_token"] = n_chars / new_tokens
+    # ratios are derived: a reader checks stored ones against the counts, so drop the edited
+    # row's; the ALL row is the sum of the language rows
+    for key in [k for k in row if k.endswith(("_per_token", "_per_word", "_share"))]:
+        del row[key]
+    total = next(r for r in data["rows"] if r["lang"] == "ALL")
+    total["n_tokens"] += new_tokens - n_tokens
+    for key in [k for k in total if k.endswith(("_per_token", "_per_word", "_share"))]:
+        del total[key]
     cpt_before = n_chars / new_tokens
     return data, (cpt_before - cpt_now) / cpt_before
 
