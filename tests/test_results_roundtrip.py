@@ -244,3 +244,29 @@ def test_saved_audits_without_findings_compare_without_a_findings_diff(saved):
     assert payload["findings_diff"] == []
     rows = {r["lang"]: r for r in payload["rows"]}
     assert not math.isnan(rows["ALL"]["tokens_per_word_a"])
+
+
+# --- the retrain report: the after-audit the CLI renders ------------------------------------
+
+def test_retrain_report_audits_the_new_tokenizer_beside_the_other(tmp_path, small):
+    from fertility.retrain_report import report
+
+    corpus = tmp_path / "train"
+    corpus.mkdir()
+    for lang in ("ben_Beng", "eng_Latn"):
+        shutil.copy(samples_dir() / f"{lang}.txt", corpus / f"{lang}.txt")
+    retrained = fertility.retrain([corpus], output=tmp_path / "tok", vocab_size=600)
+    done = report(retrained, compare_with="bytes", held_out=[small])
+    assert done.after.tokenizers == ("bytes", "tok")
+    assert done.after.has_findings
+    alone = fertility.audit([str(tmp_path / "tok" / "tokenizer.json")], [small])
+    assert done.after.counts_for("tok") == alone.counts_for(alone.tokenizers[0])
+    assert done.summary().startswith(f"wrote {tmp_path / 'tok' / 'tokenizer.json'} (vocab ")
+    # and the CLI prints the same audit
+    (tmp_path / "cli").mkdir()
+    out = run("retrain", corpus, "--vocab-size", "600", "-o", tmp_path / "cli" / "tok", "--compare-with", "bytes",
+              "--held-out", small, "-q", "-f", "json")
+    assert out.exit_code == 0, out.output
+    rows = {(r["tokenizer"], r["lang"]): r for r in json.loads(out.stdout)["rows"]}
+    expected = {(r["tokenizer"], r["lang"]): r for r in done.after.to_dict()["rows"]}
+    assert {k: v["n_tokens"] for k, v in rows.items()} == {k: v["n_tokens"] for k, v in expected.items()}
