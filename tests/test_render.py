@@ -105,7 +105,7 @@ def check_cells(headers, rows, expected_rows, columns) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_audit_off_a_terminal_is_the_full_table_at_any_columns(width, small, audit_rows):
-    result, text = run("audit", "-q", "-t", CL100K, "-t", real_file("gpt2.tiktoken"), "--no-findings", small,
+    _result, text = run("audit", "-q", "-t", CL100K, "-t", real_file("gpt2.tiktoken"), "--no-findings", small,
                        width=width, terminal=False)
     assert "…" not in text
     headers, rows = table_of(text)
@@ -116,7 +116,7 @@ def test_audit_off_a_terminal_is_the_full_table_at_any_columns(width, small, aud
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_audit_on_a_terminal_drops_whole_columns_and_names_them(width, small, audit_rows):
-    result, text = run("audit", "-q", "-t", CL100K, "-t", real_file("gpt2.tiktoken"), "--no-findings", small,
+    _result, text = run("audit", "-q", "-t", CL100K, "-t", real_file("gpt2.tiktoken"), "--no-findings", small,
                        width=width, terminal=True)
     assert "…" not in text
     headers, rows = table_of(text)
@@ -143,7 +143,7 @@ def compare_rows(small) -> list[dict]:
 @pytest.mark.parametrize("terminal", [False, True], ids=["redirected", "terminal"])
 @pytest.mark.parametrize("width", WIDTHS)
 def test_compare_table_never_cuts_a_number(width, terminal, small, compare_rows):
-    result, text = run("compare", real_file("gpt2.tiktoken"), CL100K, small, "-q", width=width, terminal=terminal)
+    _result, text = run("compare", real_file("gpt2.tiktoken"), CL100K, small, "-q", width=width, terminal=terminal)
     assert "…" not in text
     headers, rows = table_of(text)
     if not terminal:
@@ -158,7 +158,7 @@ def test_compare_table_never_cuts_a_number(width, terminal, small, compare_rows)
 @pytest.mark.parametrize("width", (30, 40, 80))
 def test_gate_table_never_cuts_a_number(width, terminal, small, tmp_path):
     junit = tmp_path / "junit.xml"
-    result, text = run("check", "-t", CL100K, small, "--min-chars-per-token", "0.8", "--max-premium", "3",
+    _result, text = run("check", "-t", CL100K, small, "--min-chars-per-token", "0.8", "--max-premium", "3",
                        "--junit", junit, width=width, terminal=terminal)
     assert "…" not in text
     headers, rows = table_of(text)

@@ -117,7 +117,7 @@ def test_signature_is_typed_frozen_and_round_trips(result):
     sig = result.signature
     assert isinstance(sig, Signature)
     with pytest.raises(FrozenInstanceError):
-        sig.doc_mode = "file"  # type: ignore[misc]
+        sig.doc_mode = "file"
     data = sig.to_dict()
     assert list(data)[-1] == "fertility"
     assert Signature.from_dict(json.loads(json.dumps(data))) == sig
