@@ -12,10 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .audit import audit
 from .balance import premiums
@@ -26,6 +23,10 @@ from .results import ALL, AuditResult, ratio
 from .samples import samples_dir
 from .signature import Signature
 from .text import is_spaced
+
+if TYPE_CHECKING:  # numpy and pandas load when a comparison runs, not with --help
+    import numpy as np
+    import pandas as pd
 
 RATIOS = ("chars_per_token", "bytes_per_token", "graphemes_per_token", "tokens_per_word")
 
@@ -46,6 +47,8 @@ class _Collector:
     """Per-document token counts, and per word its byte span and token count, of one tokenizer."""
 
     def __init__(self, n_docs: int):
+        import numpy as np
+
         empty = np.zeros(0, dtype=np.int64)
         self.doc_tokens = np.zeros(n_docs, dtype=np.int64)
         self.word_tokens: list[np.ndarray] = [empty] * n_docs
@@ -69,6 +72,8 @@ def bootstrap_ratio_stratified(groups: Sequence[tuple[np.ndarray, np.ndarray]], 
     """The same interval over several languages: each round resamples every language's
     documents within that language (as many as it has), in pairs, and sums the tokens, so the
     language mix stays as measured. Draws: language by language, round by round."""
+    import numpy as np
+
     groups = [(np.asarray(a), np.asarray(b)) for a, b in groups if len(a)]
     if not groups:
         return math.nan, math.nan
@@ -92,6 +97,8 @@ def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_
          intervals: dict[str, tuple[float, float]] | None = None) -> pd.DataFrame:
     """The comparison frame: a join on language of the two audits' frames (ALL rows included,
     so compare's ALL row is audit's ALL row), plus B−A, B/A, intervals and premiums."""
+    import pandas as pd
+
     (name_a,), (name_b,) = result_a.tokenizers, result_b.tokenizers
     frame_a, frame_b = result_a.to_frame(), result_b.to_frame()
     if set(frame_a["lang"]) != set(frame_b["lang"]):
@@ -176,6 +183,8 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  progress=None) -> Comparison:
+    import numpy as np
+
     corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
     collectors: dict[str, _Collector] = {}
 
