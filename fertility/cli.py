@@ -235,6 +235,10 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     if all(saved):
         if corpus:
             raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
+        ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern)) if given]
+        if ignored:
+            raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when tokenizing: saved audits carry "
+                             "their own settings (see their signatures)")
         comparison = compare_saved(Path(a), Path(b), reference=reference)
     elif any(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
