@@ -17,7 +17,7 @@ from . import render, render_compare
 from .audit import audit as run_audit
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
-from .compare import compare_live, compare_saved, is_audit_json, looks_like_audit
+from .compare import run as run_compare
 from .corpus import read_text_file
 from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
 from .gate import find_config, load_config, parse_config, resolve_paths
@@ -229,23 +229,9 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     without re-running, if their corpus and counting settings agree).
     """
     fmt = resolve_format(fmt)
-    saved = [is_audit_json(Path(x)) for x in (a, b)]
-    if any(saved) and not all(saved):  # the other one may be a hand-edited or broken audit JSON
-        saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
-    if all(saved):
-        if corpus:
-            raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
-        ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern)) if given]
-        if ignored:
-            raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when tokenizing: saved audits carry "
-                             "their own settings (see their signatures)")
-        comparison = compare_saved(Path(a), Path(b), reference=reference)
-    elif any(saved):
-        raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
-    else:
-        with progress_bars(not quiet) as progress:
-            comparison = compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line",
-                                      reference=reference, pattern=pattern, progress=progress)
+    with progress_bars(not quiet) as progress:
+        comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
+                                 progress=progress)
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         print_comparison(console, comparison, width=console.width)
         return

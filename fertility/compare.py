@@ -263,3 +263,24 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
     diff = _findings_diff([f.as_dict() for f in result_a.findings], [f.as_dict() for f in result_b.findings]) \
         if result_a.has_findings and result_b.has_findings else []
     return Comparison(a, b, result_a.signature, result_b.signature, frame, [], diff, intervals=False)
+
+
+def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = False, pattern: str | None = None,
+        reference: str = "eng_Latn", progress=None) -> Comparison:
+    """`fertility compare`: two tokenizer specs (tokenized now, with intervals) or two saved
+    audit JSON files (compared as saved); options that would be ignored are refused."""
+    saved = [is_audit_json(Path(x)) for x in (a, b)]
+    if any(saved) and not all(saved):  # the other one may be a hand-edited or broken audit JSON
+        saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
+    if not any(saved):
+        return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
+                            pattern=pattern, progress=progress)
+    if not all(saved):
+        raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
+    if corpus:
+        raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
+    ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern)) if given]
+    if ignored:
+        raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when "
+                         "tokenizing: saved audits carry their own settings (see their signatures)")
+    return compare_saved(Path(a), Path(b), reference=reference)

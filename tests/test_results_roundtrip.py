@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_files import real_file
 
 import fertility
 from fertility.cli import cli
 from fertility.errors import InputError
-from fertility.results import AuditResult
+from fertility.results import COUNT_COLUMNS, AuditResult, Counts
 from fertility.samples import samples_dir
 from fertility.signature import Signature
 
@@ -109,6 +111,33 @@ def test_one_tokenizer_of_a_result_is_that_tokenizer_audited_alone(result, small
     assert one.counts == alone.counts
     assert one.findings == alone.findings
     assert one.to_frame().equals(alone.to_frame())
+
+
+@st.composite
+def results_of_counts(draw, signature: Signature) -> AuditResult:
+    """Any counts (zeros too, so NaN ratios) for one or two tokenizers over spaced and unspaced
+    languages, under a real signature."""
+    langs = draw(st.lists(st.sampled_from(["ben_Beng", "eng_Latn", "zho_Hans", "tha_Thai", "spa_Latn"]),
+                          min_size=1, max_size=5, unique=True))
+    names = draw(st.sampled_from([("bytes",), ("bytes", "chars")]))
+    counts = {(name, lang): Counts(**{k: draw(st.integers(0, 10**12)) for k in COUNT_COLUMNS})
+              for name in names for lang in langs}
+    infos = {name: {"backend": "baseline", "unit": name} for name in names}
+    return AuditResult(signature=Signature.from_dict({**signature.to_dict(), "tokenizers": infos}),
+                       tokenizers=names, scripts={lang: lang.split("_")[1] for lang in sorted(langs)},
+                       counts=counts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_counts_round_trip_through_json(data, result):
+    original = data.draw(results_of_counts(result.signature))
+    text = json.dumps(original.to_dict())
+    back = AuditResult.from_dict(json.loads(text))
+    assert back.counts == original.counts
+    assert back.scripts == original.scripts and back.tokenizers == original.tokenizers
+    assert back.signature == original.signature
+    assert json.dumps(back.to_dict()) == text
 
 
 # --- the typed signature -----------------------------------------------------------------
