@@ -17,14 +17,17 @@ from . import render, render_compare
 from .audit import audit as run_audit
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
-from .compare import compare_live, compare_saved, is_audit_json
+from .compare import run as run_compare
 from .corpus import find_files, read_text_file
 from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
-from .gate import find_config, junit_xml, load_config, parse_config, resolve_paths, run_gate, summary_markdown
+from .gate import find_config, load_config, parse_config, resolve_paths
+from .gate import run as run_gate
 from .output import check_append_target, check_output_file, check_readable, output_target, write_output
 from .render_compare import print_comparison
 from .retrain import check_output as check_retrain_output
 from .retrain import retrain as run_retrain
+from .retrain_report import report as retrain_report
+from .retrain_report import summary as retrain_summary
 from .show import render_shown
 from .show import show as show_tokens
 from .train import BALANCES, TRAIN_PATTERNS, UNITS
@@ -36,7 +39,7 @@ class _Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int):
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = exit_code  # type: ignore[misc]
 
     def show(self, file=None) -> None:
         kind = "check failed" if self.exit_code == EXIT_THRESHOLD_FAILED else "error"
@@ -53,7 +56,7 @@ class FertilityGroup(click.Group):
             raise _Failure("interrupted", EXIT_INTERRUPTED) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except Exception as err:  # a bug of ours: never let it look like a failed threshold
+        except Exception as err:  # noqa: BLE001 -- a bug of ours: never let it look like a failed threshold
             traceback.print_exc(file=sys.stderr)
             raise _Failure(f"internal error ({type(err).__name__}: {err}); please report it with "
                            "the traceback above", EXIT_INTERNAL) from None
@@ -141,9 +144,7 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
                            doc_mode="file" if per_file else "line", pattern=pattern,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None)
-    frame = result.to_frame(by=by)
-    emit(fmt, output, force, frame=frame, signature=result.signature,
-         findings=list(result.findings) if findings else None, by=by)
+    emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
 @cli.command()
@@ -216,14 +217,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
                          temperature=temperature, balance=balance, target_parity=target_parity,
                          reference=reference, seed=seed, per_file=per_file, force=force,
                          show_progress=not quiet and console.is_terminal)
-    record = result.record
-    console.print(f"wrote {out_dir / 'tokenizer.json'} (vocab {record['vocab_size']:,}, "
-                  f"{record['training_seconds']:.1f} s) and {out_dir / 'training.json'}; weights: "
-                  + ", ".join(f"{k}={v:.2f}" for k, v in result.weights.items()), markup=False)
-    specs = ([compare_with] if compare_with else []) + [str(out_dir / "tokenizer.json")]
-    after = run_audit(specs, list(held_out), reference=reference)
-    emit(fmt, None, False, frame=after.to_frame(), signature=after.signature,
-         findings=list(after.findings))
+    console.print(retrain_summary(result), markup=False)
+    report = retrain_report(result, compare_with=compare_with, held_out=list(held_out), reference=reference)
+    emit(fmt, None, False, result=report.after, findings=True)
 
 
 @cli.command()
@@ -243,19 +239,11 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     """
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
-    saved = [is_audit_json(Path(x)) for x in (a, b)]
-    if all(saved):
-        if corpus:
-            raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
-        comparison = compare_saved(Path(a), Path(b), reference=reference)
-    elif any(saved):
-        raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
-    else:
-        with progress_bars(not quiet) as progress:
-            comparison = compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line",
-                                      reference=reference, pattern=pattern, progress=progress)
-    if fmt == "table" and output is None:
-        print_comparison(Console(), comparison)
+    with progress_bars(not quiet) as progress:
+        comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
+                                 progress=progress)
+    if fmt == "table" and output is None and (console := Console()).is_terminal:
+        print_comparison(console, comparison, width=console.width)
         return
     text = {"json": render_compare.to_json, "csv": render_compare.to_csv,
             "markdown": render_compare.to_markdown, "table": render_compare.to_text}[fmt](comparison)
@@ -315,25 +303,18 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
-    checks, signature = run_gate(config)
-    if not checks:
-        raise UsageError(f"{source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
-    console = Console()
-    console.print(render.gate_table(checks))
-    markdown = summary_markdown(checks, signature)
+    report = run_gate(config)
+    render.print_gate(Console(), report.checks)
     if target is not None:
         try:
             with open(target, "a", encoding="utf-8") as handle:
-                handle.write(markdown)
+                handle.write(report.markdown())
         except OSError as err:
             raise OutputError(f"{target}: cannot write the summary ({err.strerror})") from None
     if junit is not None:
-        write_output(junit, junit_xml(checks), force=True)
-    failed = [c for c in checks if not c.passed]
-    if failed:
-        raise _Failure(f"{len(failed)} of {len(checks)} thresholds failed: "
-                       + ", ".join(f"{c.threshold} {c.lang}" for c in failed[:5])
-                       + (" ..." if len(failed) > 5 else ""), EXIT_THRESHOLD_FAILED)
+        write_output(junit, report.junit(), force=True)
+    if not report.passed:
+        raise _Failure(report.verdict(), EXIT_THRESHOLD_FAILED)
 
 
 def write_or_echo(text: str, output: Path | None, force: bool) -> None:
@@ -344,16 +325,18 @@ def write_or_echo(text: str, output: Path | None, force: bool) -> None:
         click.echo(f"wrote {output}", err=True)
 
 
-def emit(fmt: str, output: Path | None, force: bool, *, frame, signature, findings=None, by: str = "lang") -> None:
-    """Render to stdout (a rich table on a terminal) or write atomically to --output."""
-    if fmt == "table" and output is None:
-        render.print_table(Console(), frame, signature, findings=findings)
+def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool = True, by: str = "lang") -> None:
+    """Render an AuditResult to stdout or write it atomically to --output. The table format
+    fits a terminal by dropping whole columns; off a terminal it is the full table."""
+    shown = list(result.findings) if findings else None
+    if fmt == "table" and output is None and (console := Console()).is_terminal:
+        render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
         return
     text = {
-        "json": lambda: render.to_json(frame, signature, findings=findings, by=by),
-        "csv": lambda: render.to_csv(frame),
-        "markdown": lambda: render.to_markdown(frame, signature, findings=findings),
-        "table": lambda: render.to_text_table(frame, signature, findings=findings),
+        "json": lambda: render.to_json(result, by=by, findings=findings),
+        "csv": lambda: render.to_csv(result.to_frame(by=by)),
+        "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
+        "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
     }[fmt]()
     write_or_echo(text, output, force)
 

@@ -12,19 +12,21 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .audit import audit
 from .balance import premiums
 from .corpus import Corpus, read_corpus
 from .errors import InputError, UsageError
 from .measure import tokens_per_word
-from .results import ALL, Counts, ratio, ratios
+from .results import ALL, AuditResult, ratio
 from .samples import samples_dir
-from .signature import counting_settings
+from .signature import Signature
 from .text import is_spaced
+
+if TYPE_CHECKING:  # numpy and pandas load when a comparison runs, not with --help
+    import numpy as np
+    import pandas as pd
 
 RATIOS = ("chars_per_token", "bytes_per_token", "graphemes_per_token", "tokens_per_word")
 
@@ -33,8 +35,8 @@ RATIOS = ("chars_per_token", "bytes_per_token", "graphemes_per_token", "tokens_p
 class Comparison:
     a: str
     b: str
-    signature_a: dict
-    signature_b: dict
+    signature_a: Signature
+    signature_b: Signature
     frame: pd.DataFrame  # one row per language, then ALL
     changed_words: list[dict] = field(default_factory=list)
     findings_diff: list[dict] = field(default_factory=list)
@@ -45,6 +47,8 @@ class _Collector:
     """Per-document token counts, and per word its byte span and token count, of one tokenizer."""
 
     def __init__(self, n_docs: int):
+        import numpy as np
+
         empty = np.zeros(0, dtype=np.int64)
         self.doc_tokens = np.zeros(n_docs, dtype=np.int64)
         self.word_tokens: list[np.ndarray] = [empty] * n_docs
@@ -60,52 +64,77 @@ def bootstrap_ratio(tokens_a: np.ndarray, tokens_b: np.ndarray, *, rounds: int =
                     seed: int = 0, level: float = 0.95) -> tuple[float, float]:
     """Interval of chars/token(B) / chars/token(A) = tokens(A) / tokens(B), documents resampled
     in pairs (the same documents for A and B in each round)."""
-    n = len(tokens_a)
-    if n == 0:
+    return bootstrap_ratio_stratified([(tokens_a, tokens_b)], rounds=rounds, seed=seed, level=level)
+
+
+def bootstrap_ratio_stratified(groups: Sequence[tuple[np.ndarray, np.ndarray]], *, rounds: int = 1000,
+                               seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """The same interval over several languages: each round resamples every language's
+    documents within that language (as many as it has), in pairs, and sums the tokens, so the
+    language mix stays as measured. Draws: language by language, round by round."""
+    import numpy as np
+
+    groups = [(np.asarray(a), np.asarray(b)) for a, b in groups if len(a)]
+    if not groups:
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
-    ratios = np.empty(rounds)
-    chunk = max(1, 2_000_000 // n)
-    for first in range(0, rounds, chunk):
-        size = min(chunk, rounds - first)
-        picks = rng.integers(0, n, size=(size, n))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios[first:first + size] = tokens_a[picks].sum(axis=1) / tokens_b[picks].sum(axis=1)
+    sum_a, sum_b = np.zeros(rounds), np.zeros(rounds)
+    for tokens_a, tokens_b in groups:
+        n = len(tokens_a)
+        chunk = max(1, 2_000_000 // n)
+        for first in range(0, rounds, chunk):
+            size = min(chunk, rounds - first)
+            picks = rng.integers(0, n, size=(size, n))
+            sum_a[first:first + size] += tokens_a[picks].sum(axis=1)
+            sum_b[first:first + size] += tokens_b[picks].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = sum_a / sum_b
     low, high = np.nanquantile(ratios, [(1 - level) / 2, (1 + level) / 2])
     return float(low), float(high)
 
 
-def _table(counts_a: dict[str, Counts], counts_b: dict[str, Counts], scripts: dict[str, str],
-           reference: str, docs: dict[str, np.ndarray] | None, collectors) -> pd.DataFrame:
-    """Rows per language and ALL; intervals only when per-document `docs` indices are given."""
-    prem_a = premiums(counts_a, reference).values if reference in counts_a else {}
-    prem_b = premiums(counts_b, reference).values if reference in counts_b else {}
+def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_Latn",
+         intervals: dict[str, tuple[float, float]] | None = None) -> pd.DataFrame:
+    """The comparison frame: a join on language of the two audits' frames (ALL rows included,
+    so compare's ALL row is audit's ALL row), plus B−A, B/A, intervals and premiums."""
+    import pandas as pd
+
+    (name_a,), (name_b,) = result_a.tokenizers, result_b.tokenizers
+    frame_a, frame_b = result_a.to_frame(), result_b.to_frame()
+    if set(frame_a["lang"]) != set(frame_b["lang"]):
+        only = sorted(set(frame_a["lang"]) ^ set(frame_b["lang"]))
+        raise UsageError(f"the two audits cover different languages ({', '.join(only)} in one only)")
+    joined = frame_a.merge(frame_b, on="lang", how="left", suffixes=("_a", "_b"), validate="one_to_one")
+    prem_a = _premiums(result_a, name_a, reference)
+    prem_b = _premiums(result_b, name_b, reference)
     rows = []
-    for lang in [*sorted(counts_a), ALL]:
-        if lang == ALL:
-            ca = sum(counts_a.values(), Counts())
-            cb = sum(counts_b.values(), Counts())
-            spaced = False
-        else:
-            ca, cb = counts_a[lang], counts_b[lang]
-            spaced = is_spaced(scripts.get(lang, ""))
-        # word ratios only where words are separated by spaces (an empty Counts gives NaN)
-        ra, rb = ratios(ca, ca if spaced else Counts()), ratios(cb, cb if spaced else Counts())
-        row = {"lang": lang, "script": scripts.get(lang, ALL), "n_docs": ca.n_docs, "n_chars": ca.n_chars,
-               "n_tokens_a": ca.n_tokens, "n_tokens_b": cb.n_tokens}
+    for r in joined.to_dict(orient="records"):
+        lang = r["lang"]
+        row: dict[str, Any] = {"lang": lang, "script": r["script_a"], "n_docs": r["n_docs_a"],
+                               "n_chars": r["n_chars_a"], "n_tokens_a": r["n_tokens_a"],
+                               "n_tokens_b": r["n_tokens_b"]}
         for name in RATIOS:
-            row[f"{name}_a"], row[f"{name}_b"] = ra[name], rb[name]
-        row["chars_per_token_diff"] = rb["chars_per_token"] - ra["chars_per_token"]
-        row["chars_per_token_ratio"] = ratio(ca.n_tokens, cb.n_tokens)  # (chars/B-token)/(chars/A-token)
-        low = high = math.nan
-        if docs is not None:
-            index = docs[lang] if lang != ALL else np.concatenate(list(docs.values()))
-            low, high = bootstrap_ratio(collectors[0].doc_tokens[index], collectors[1].doc_tokens[index])
-        row["ratio_ci_low"], row["ratio_ci_high"] = low, high
-        row["premium_a"] = prem_a.get(lang, math.nan)
-        row["premium_b"] = prem_b.get(lang, math.nan)
+            row[f"{name}_a"], row[f"{name}_b"] = r[f"{name}_a"], r[f"{name}_b"]
+        row["chars_per_token_diff"] = r["chars_per_token_b"] - r["chars_per_token_a"]
+        row["chars_per_token_ratio"] = ratio(r["n_tokens_a"], r["n_tokens_b"])  # (chars/B-token)/(chars/A-token)
+        row["ratio_ci_low"], row["ratio_ci_high"] = (intervals or {}).get(lang, (math.nan, math.nan))
+        row["premium_a"], row["premium_b"] = prem_a.get(lang, math.nan), prem_b.get(lang, math.nan)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _premiums(result: AuditResult, name: str, reference: str) -> dict[str, float]:
+    counts = result.counts_for(name)
+    return premiums(counts, reference).values if reference in counts else {}
+
+
+def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b: np.ndarray,
+                     ) -> dict[str, tuple[float, float]]:
+    """Per language, and for ALL stratified by language (each language resampled within)."""
+    out = {lang: bootstrap_ratio(tokens_a[index], tokens_b[index]) for lang, index in docs.items()}
+    ordered = sorted(docs)
+    out[ALL] = bootstrap_ratio_stratified([(tokens_a[docs[lang]], tokens_b[docs[lang]]) for lang in ordered])
+    return out
 
 
 def _changed_words(corpus: Corpus, collectors, *, per_language: int = 3) -> list[dict]:
@@ -127,7 +156,8 @@ def _changed_words(corpus: Corpus, collectors, *, per_language: int = 3) -> list
             entry[1] += ta
             entry[2] += tb
     ranked = sorted(totals.items(), key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
-    out, shown = [], {}
+    out: list[dict] = []
+    shown: dict[str, int] = {}
     for (lang, word), (n, ta, tb) in ranked:
         if ta != tb and shown.get(lang, 0) < per_language:
             shown[lang] = shown.get(lang, 0) + 1
@@ -143,14 +173,18 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
         fa, fb = keyed_a.get(key), keyed_b.get(key)
         if fa and fb and fa["severity"] == fb["severity"]:
             continue
+        either = fb if fb is not None else fa
+        assert either is not None
         out.append({"code": key[0], "lang": key[1], "a": fa["severity"] if fa else None,
-                    "b": fb["severity"] if fb else None, "message": (fb or fa)["message"]})
+                    "b": fb["severity"] if fb else None, "message": either["message"]})
     return out
 
 
 def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  progress=None) -> Comparison:
+    import numpy as np
+
     corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
     collectors: dict[str, _Collector] = {}
 
@@ -165,21 +199,17 @@ def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | 
     for index, doc in enumerate(corpus.documents):
         docs.setdefault(doc.lang, []).append(index)
     ordered = (collectors[a], collectors[b])
-    frame = _table(result.counts_for(a), result.counts_for(b), result.scripts, reference,
-                   {lang: np.array(i) for lang, i in docs.items()}, ordered)
-    findings = [f.as_dict() for f in result.findings]
-    return Comparison(a, b, _one(result.signature, a), _one(result.signature, b), frame,
-                      _changed_words(corpus, ordered),
-                      _findings_diff([f for f in findings if f["tokenizer"] == a],
-                                     [f for f in findings if f["tokenizer"] == b]))
-
-
-def _one(signature: dict, name: str) -> dict:
-    return {**signature, "tokenizers": {name: signature["tokenizers"][name]}}
+    intervals = paired_intervals({lang: np.array(i) for lang, i in docs.items()},
+                                 ordered[0].doc_tokens, ordered[1].doc_tokens)
+    result_a, result_b = result.one(a), result.one(b)
+    frame = join(result_a, result_b, reference=reference, intervals=intervals)
+    return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(corpus, ordered),
+                      _findings_diff([f.as_dict() for f in result_a.findings],
+                                     [f.as_dict() for f in result_b.findings]))
 
 
 def is_audit_json(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".json":
+    if not path.is_file() or path.suffix.lower() != ".json":
         return False
     try:
         with path.open("rb") as handle:
@@ -189,25 +219,30 @@ def is_audit_json(path: Path) -> bool:
     return b'"fertility_version"' in head
 
 
-def load_audit_json(path: Path) -> dict:
+def looks_like_audit(path: Path) -> bool:
+    """A .json file that is not a tokenizer.json: read it as an audit, so that a broken or
+    hand-edited audit gets its own message instead of "not one of each"."""
+    if not path.is_file() or path.suffix.lower() != ".json":
+        return False
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        tokenizers = list(data["signature"]["tokenizers"])
-        if not isinstance(data["rows"], list):
-            raise TypeError("'rows' is not a list")
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise InputError(f"{path}: not a fertility audit JSON ({type(err).__name__}: {err})") from None
-    if len(tokenizers) != 1:
-        raise InputError(f"{path}: holds {len(tokenizers)} tokenizers ({', '.join(tokenizers)}); "
+    except (OSError, ValueError):
+        return True
+    return not (isinstance(data, dict) and "model" in data)
+
+
+def load_one(path: Path) -> AuditResult:
+    """A saved audit of one tokenizer, per language."""
+    result = AuditResult.load(path)
+    if len(result.tokenizers) != 1:
+        raise InputError(f"{path}: holds {len(result.tokenizers)} tokenizers ({', '.join(result.tokenizers)}); "
                          "compare needs one per file")
-    if data.get("by", "lang") != "lang":
-        raise InputError(f"{path}: rows are per {data['by']}, not per language; "
-                         "save the audit without --by script")
-    return data
+    return result
 
 
-def check_comparable(sig_a: dict, sig_b: dict, *, what: str = "compare") -> None:
-    a, b = counting_settings(sig_a), counting_settings(sig_b)
+def check_comparable(sig_a: Signature, sig_b: Signature, *, what: str = "compare") -> None:
+    a = Signature.from_dict(sig_a).counting_settings()
+    b = Signature.from_dict(sig_b).counting_settings()
     differing = [key for key in a if a[key] != b[key]]
     if differing:
         detail = "; ".join(f"{key}: {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}"
@@ -215,29 +250,37 @@ def check_comparable(sig_a: dict, sig_b: dict, *, what: str = "compare") -> None
         raise UsageError(f"refusing to {what}: the counts were made on different corpora or settings ({detail})")
 
 
-def counts_from_rows(rows: list[dict]) -> tuple[dict[str, Counts], dict[str, str]]:
-    fields = Counts.__dataclass_fields__
-    counts, scripts = {}, {}
-    for row in rows:
-        if row["lang"] == ALL or "," in row["lang"]:
-            continue
-        counts[row["lang"]] = Counts(**{k: int(row.get(k) or 0) for k in fields})
-        scripts[row["lang"]] = row["script"]
-    return counts, scripts
-
-
 def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") -> Comparison:
-    data_a, data_b = load_audit_json(path_a), load_audit_json(path_b)
-    check_comparable(data_a["signature"], data_b["signature"])
-    counts_a, scripts = counts_from_rows(data_a["rows"])
-    counts_b, _ = counts_from_rows(data_b["rows"])
-    if set(counts_a) != set(counts_b):
-        raise UsageError(f"{path_a} and {path_b} cover different languages")
-    a, b = next(iter(data_a["signature"]["tokenizers"])), next(iter(data_b["signature"]["tokenizers"]))
+    result_a, result_b = load_one(path_a), load_one(path_b)
+    check_comparable(result_a.signature, result_b.signature)
+    a, b = result_a.tokenizers[0], result_b.tokenizers[0]
     if a == b:
         a, b = f"{a} ({path_a.name})", f"{b} ({path_b.name})"
-    frame = _table(counts_a, counts_b, scripts, reference, None, None)
+    if set(result_a.scripts) != set(result_b.scripts):
+        raise UsageError(f"{path_a} and {path_b} cover different languages")
+    frame = join(result_a, result_b, reference=reference)
     # an audit saved with --no-findings has no "findings": that is not "every finding went away"
-    diff = _findings_diff(data_a["findings"], data_b["findings"]) \
-        if "findings" in data_a and "findings" in data_b else []
-    return Comparison(a, b, data_a["signature"], data_b["signature"], frame, [], diff, intervals=False)
+    diff = _findings_diff([f.as_dict() for f in result_a.findings], [f.as_dict() for f in result_b.findings]) \
+        if result_a.has_findings and result_b.has_findings else []
+    return Comparison(a, b, result_a.signature, result_b.signature, frame, [], diff, intervals=False)
+
+
+def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = False, pattern: str | None = None,
+        reference: str = "eng_Latn", progress=None) -> Comparison:
+    """`fertility compare`: two tokenizer specs (tokenized now, with intervals) or two saved
+    audit JSON files (compared as saved); options that would be ignored are refused."""
+    saved = [is_audit_json(Path(x)) for x in (a, b)]
+    if any(saved) and not all(saved):  # the other one may be a hand-edited or broken audit JSON
+        saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
+    if not any(saved):
+        return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
+                            pattern=pattern, progress=progress)
+    if not all(saved):
+        raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
+    if corpus:
+        raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
+    ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern)) if given]
+    if ignored:
+        raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when "
+                         "tokenizing: saved audits carry their own settings (see their signatures)")
+    return compare_saved(Path(a), Path(b), reference=reference)

@@ -9,15 +9,16 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
 from .audit import audit
 from .balance import premiums
-from .compare import check_comparable, counts_from_rows, load_audit_json
+from .compare import check_comparable, load_one
 from .errors import UsageError
 from .results import Counts, ratio, ratios
+from .signature import Signature
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "baseline", "max_regression")
@@ -143,7 +144,46 @@ def _limit_for(limits: dict[str, float], lang: str) -> float | None:
     return limits.get(lang, limits.get("*"))
 
 
-def run_gate(config: GateConfig) -> tuple[list[Check], dict]:
+@dataclass(frozen=True)
+class GateReport:
+    """Everything `fertility check` shows, writes and exits with."""
+
+    checks: tuple[Check, ...]
+    signature: Signature
+    source: str = "options"
+    failed: tuple[Check, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "failed", tuple(c for c in self.checks if not c.passed))
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def verdict(self) -> str:
+        """One line for stderr when a threshold failed."""
+        return (f"{len(self.failed)} of {len(self.checks)} thresholds failed: "
+                + ", ".join(f"{c.threshold} {c.lang}" for c in self.failed[:5])
+                + (" ..." if len(self.failed) > 5 else ""))
+
+    def markdown(self) -> str:
+        return summary_markdown(list(self.checks), self.signature)
+
+    def junit(self) -> str:
+        return junit_xml(list(self.checks))
+
+
+def run(config: GateConfig) -> GateReport:
+    """Audit, check every threshold (and the baseline), refuse a gate with nothing to check."""
+    if config.baseline:  # a broken baseline is found before the audit, not after it
+        load_one(Path(config.baseline))
+    checks, signature = run_gate(config)
+    if not checks:
+        raise UsageError(f"{config.source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
+    return GateReport(tuple(checks), signature, config.source)
+
+
+def run_gate(config: GateConfig) -> tuple[list[Check], Signature]:
     """Audit the tokenizer and check every threshold; returns the checks and the audit signature."""
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, diagnose=False, reference=config.reference)
@@ -171,10 +211,11 @@ def run_gate(config: GateConfig) -> tuple[list[Check], dict]:
     return checks, result.signature
 
 
-def _regressions(config: GateConfig, counts: dict[str, Counts], signature: dict) -> list[Check]:
-    baseline = load_audit_json(Path(config.baseline))
-    check_comparable(baseline["signature"], signature, what="check against the baseline")
-    before, _ = counts_from_rows(baseline["rows"])
+def _regressions(config: GateConfig, counts: dict[str, Counts], signature: Signature) -> list[Check]:
+    assert config.baseline is not None
+    baseline = load_one(Path(config.baseline))
+    check_comparable(baseline.signature, signature, what="check against the baseline")
+    before = baseline.counts_for(baseline.tokenizers[0])
     tolerance = config.max_regression if config.max_regression is not None else 0.0
     out = []
     for lang in sorted(set(before) & set(counts)):
@@ -185,7 +226,7 @@ def _regressions(config: GateConfig, counts: dict[str, Counts], signature: dict)
     return out
 
 
-def summary_markdown(checks: list[Check], signature: dict) -> str:
+def summary_markdown(checks: list[Check], signature: Signature) -> str:
     failed = [c for c in checks if not c.passed]
     head = f"### fertility check: {'passed' if not failed else f'{len(failed)} of {len(checks)} failed'}"
     lines = [head, "", "| threshold | lang | limit | measured | verdict |", "|---|---|---:|---:|---|"]

@@ -5,16 +5,22 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .results import ALL
-from .signature import short_signature
+from .results import ALL, json_value
+from .signature import Signature
 from .text import UNSPACED_SCRIPTS
-from .version import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .results import AuditResult
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -34,14 +40,52 @@ _DISPLAY = {
 }
 
 
-WIDE = 170  # terminal width from which the table shows every count
-# The terminal table keeps what fits in ~120 columns; json/csv/markdown carry every count.
-TABLE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_chars", "n_tokens", "chars_per_token",
-                 "bytes_per_token", "graphemes_per_token", "tokens_per_word", "split_word_share"]
-
+# The table's columns (json/csv/markdown carry every count). On a narrow terminal, columns are
+# dropped whole, least important first (DROP_ORDER), and a note names them: a number is never cut.
 WIDE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_bytes", "n_chars", "n_graphemes", "n_words",
                 "n_tokens", "chars_per_token", "bytes_per_token", "graphemes_per_token",
                 "tokens_per_word", "split_word_share"]
+DROP_ORDER = ["n_graphemes", "n_words", "n_bytes", "n_docs", "n_chars", "n_tokens", "script",
+              "split_word_share", "graphemes_per_token", "bytes_per_token", "tokens_per_word"]
+UNLIMITED = 1_000_000  # a width no table reaches
+
+
+def natural_width(renderable: RenderableType) -> int:
+    """Columns the renderable takes when nothing limits its width."""
+    console = Console(width=UNLIMITED, file=io.StringIO())
+    return Measurement.get(console, console.options, renderable).maximum
+
+
+def fit_columns(build: Callable[[Sequence[str]], Table], columns: Sequence[str], drop_order: Sequence[str],
+                width: int | None) -> tuple[Table, list[str]]:
+    """The table with as many columns as fit `width` (None: all), dropping whole columns in
+    `drop_order`; also the dropped columns. If even the essential ones do not fit, the table
+    is returned at its natural width (the terminal wraps its lines; nothing is cropped)."""
+    shown, dropped = list(columns), []
+    table = build(shown)
+    while width is not None and natural_width(table) > width:
+        victim = next((c for c in drop_order if c in shown), None)
+        if victim is None:
+            break
+        shown.remove(victim)
+        dropped.append(victim)
+        table = build(shown)
+    return table, dropped
+
+
+def print_unclipped(console: Console, renderable: RenderableType) -> None:
+    """Print at the renderable's natural width when it is wider than the console, so rich
+    never crops a cell (`0.8…`); a terminal then wraps the long lines."""
+    width = natural_width(renderable)
+    if width <= console.width:
+        console.print(renderable)
+        return
+    wide = Console(file=io.StringIO(), width=width, force_terminal=console.is_terminal,
+                   no_color=console.no_color, highlight=False)
+    wide._color_system = console._color_system  # the same colours as the console it stands for
+    wide.print(renderable)
+    console.file.write(wide.file.getvalue())  # type: ignore[attr-defined]
+    console.file.flush()
 
 
 def _cell(value, kind: str) -> str:
@@ -56,16 +100,7 @@ def _cell(value, kind: str) -> str:
     return f"{value:.2f}"
 
 
-def _json_value(value):
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item"):  # numpy scalar
-        return _json_value(value.item())
-    if isinstance(value, dict):
-        return {k: _json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_value(v) for v in value]
-    return value
+_json_value = json_value  # for older imports
 
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -100,7 +135,7 @@ def findings_markdown(findings, *, examples: int = 3) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
+def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = ()) -> list[str]:
     """Footnotes a reader needs to read the numbers right."""
     unspaced = sorted(set(frame["script"]) & UNSPACED_SCRIPTS)
     out = []
@@ -109,19 +144,19 @@ def notes(frame: pd.DataFrame, *, width: int = WIDE) -> list[str]:
                    f"({', '.join(unspaced)}); ALL rows count spaced languages only for them.")
     out.append("chars are Unicode code points of the text as read (no normalization); "
                "graphemes are extended grapheme clusters.")
-    if width < WIDE:
-        out.append(f"bytes, graphemes and words counts: widen the terminal to {WIDE} columns "
-                   "or use -f json|csv|markdown.")
+    if dropped:
+        out.append(dropped_note([_DISPLAY[c][0] for c in dropped]))
     return out
 
 
-def to_json(frame: pd.DataFrame, signature: dict, *, findings=None, by: str = "lang") -> str:
-    rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-    payload = {"fertility_version": __version__, "signature": signature,
-               "signature_short": short_signature(signature), "by": by, "rows": rows}
-    if findings is not None:
-        payload["findings"] = [_json_value(f.as_dict()) for f in findings]
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+def dropped_note(headers: Sequence[str]) -> str:
+    return (f"not shown at this width: {', '.join(headers)}; widen the terminal, or use "
+            "-f json|csv|markdown, or redirect the output for the full table.")
+
+
+def to_json(result: AuditResult, *, by: str = "lang", findings: bool | None = None) -> str:
+    """The audit JSON: what AuditResult.to_dict writes and AuditResult.load reads."""
+    return json.dumps(result.to_dict(by=by, findings=findings), ensure_ascii=False, indent=2) + "\n"
 
 
 def to_csv(frame: pd.DataFrame) -> str:
@@ -130,25 +165,23 @@ def to_csv(frame: pd.DataFrame) -> str:
     return buffer.getvalue()
 
 
-def to_markdown(frame: pd.DataFrame, signature: dict, *, findings=None) -> str:
+def to_markdown(frame: pd.DataFrame, signature: Mapping, *, findings=None) -> str:
     columns = list(frame.columns)
     lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
              "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
     for row in frame.itertuples(index=False):
         cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *(f"- {note}" for note in notes(frame)), f"- signature: `{short_signature(signature)}`"]
+    lines += ["", *(f"- {note}" for note in notes(frame)), f"- signature: `{Signature.from_dict(signature).short()}`"]
     return "\n".join(lines) + "\n" + findings_markdown(findings or [])
 
 
-def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
-          title: str = "fertility audit") -> Table:
-    result = Table(title=title, caption=short_signature(signature), caption_justify="left")
-    wanted = WIDE_COLUMNS if width >= WIDE else TABLE_COLUMNS
-    columns = [c for c in wanted if c in frame.columns]
+def table(frame: pd.DataFrame, columns: Sequence[str], *, title: str = "fertility audit") -> Table:
+    result = Table(title=title)
+    columns = [c for c in columns if c in frame.columns]
     for column in columns:
         header, kind = _DISPLAY[column]
-        result.add_column(header, justify="left" if kind == "text" else "right", no_wrap=True,
+        result.add_column(header, justify="left" if kind == "text" else "right", no_wrap=kind != "text",
                           min_width=len(header))
     previous = None
     for row in frame.itertuples(index=False):
@@ -161,29 +194,51 @@ def table(frame: pd.DataFrame, signature: dict, *, width: int = WIDE,
     return result
 
 
-def print_table(console: Console, frame: pd.DataFrame, signature: dict, *, findings=None) -> None:
-    """The terminal view: table, footnotes, then findings (when diagnosed)."""
-    console.print(table(frame, signature, width=console.width))
-    for note in notes(frame, width=console.width):
+def print_table(console: Console, frame: pd.DataFrame, signature: Mapping, *, findings=None,
+                width: int | None = None) -> None:
+    """The terminal view: table, footnotes, signature, then findings (when diagnosed).
+    `width`: drop columns to fit it (None: every column, however wide)."""
+    shown, dropped = fit_columns(lambda columns: table(frame, columns), WIDE_COLUMNS, DROP_ORDER, width)
+    print_unclipped(console, shown)
+    for note in notes(frame, dropped=dropped):
         console.print(note, style="dim", markup=False)
+    console.print(f"signature: {Signature.from_dict(signature).short()}", style="dim", markup=False,
+                  soft_wrap=True)
     if findings is not None:
         console.print()
         console.print(findings_text(findings))
 
 
-def to_text_table(frame: pd.DataFrame, signature: dict, *, findings=None, width: int = WIDE) -> str:
-    """The terminal view as plain text (for --output with the table format)."""
-    console = Console(file=io.StringIO(), width=width, no_color=True, force_terminal=False)
-    print_table(console, frame, signature, findings=findings)
-    return console.file.getvalue()
+def to_text_table(frame: pd.DataFrame, signature: Mapping, *, findings=None, width: int | None = None) -> str:
+    """The terminal view as plain text: for --output and for output off a terminal, every
+    column at its natural width (no width limit) unless `width` is given."""
+    console = Console(file=io.StringIO(), width=width or 100, no_color=True, force_terminal=False)
+    print_table(console, frame, signature, findings=findings, width=width)
+    return console.file.getvalue()  # type: ignore[attr-defined]
 
 
-def gate_table(checks) -> Table:
+GATE_COLUMNS = ("threshold", "lang", "limit", "measured", "verdict")
+GATE_DROP_ORDER = ("limit",)  # never the threshold: rows would not say what they check
+
+
+def gate_table(checks, columns: Sequence[str] = GATE_COLUMNS) -> Table:
     """`fertility check`: one row per threshold and language, with its verdict."""
     result = Table(title="fertility check")
-    for header in ("threshold", "lang", "limit", "measured", "verdict"):
-        result.add_column(header, justify="right" if header in ("limit", "measured") else "left")
+    for header in columns:
+        numeric = header in ("limit", "measured")
+        result.add_column(header, justify="right" if numeric else "left", no_wrap=numeric or header == "verdict")
     for c in checks:
-        result.add_row(c.threshold, c.lang, f"{c.limit:.4g}", f"{c.measured:.4g}",
-                       "[green]pass[/]" if c.passed else "[bold red]FAIL[/]")
+        cells = {"threshold": c.threshold, "lang": c.lang, "limit": f"{c.limit:.4g}",
+                 "measured": f"{c.measured:.4g}",
+                 "verdict": "[green]pass[/]" if c.passed else "[bold red]FAIL[/]"}
+        result.add_row(*(cells[h] for h in columns))
     return result
+
+
+def print_gate(console: Console, checks) -> None:
+    """The gate table on a terminal (columns dropped whole to fit) or off one (all of them)."""
+    width = console.width if console.is_terminal else None
+    shown, dropped = fit_columns(lambda columns: gate_table(checks, columns), GATE_COLUMNS, GATE_DROP_ORDER, width)
+    print_unclipped(console, shown)
+    if dropped:
+        console.print(dropped_note(dropped), style="dim", markup=False)

@@ -6,12 +6,18 @@ denominators, so the ALL row is an exact micro-average and a zero denominator gi
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from .errors import InputError
+from .signature import Signature, SignatureError
 from .text import is_spaced
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL = "ALL"
 
@@ -23,7 +29,7 @@ class Additive:
         return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -74,21 +80,45 @@ def _sum(items) -> Counts:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Counts per (tokenizer, language) and the signature of the settings that produced them."""
+    """Counts per (tokenizer, language) and the signature of the settings that produced them.
 
-    signature: dict
+    The one result type: `to_dict` writes the audit JSON, `from_dict`/`load` read it back
+    (checked, so a hand-edited file is an InputError naming the problem, never a traceback).
+    """
+
+    signature: Signature
     tokenizers: tuple[str, ...]
     scripts: dict[str, str]  # language -> ISO 15924 script
     counts: dict[tuple[str, str], Counts]
     findings: tuple = field(default=())  # diagnose.Finding, most severe first
     evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
+    diagnosed: bool | None = None  # None: diagnosed when there is evidence
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.signature, Signature):  # a plain dict from older callers
+            object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
+
+    @property
+    def has_findings(self) -> bool:
+        """Whether findings were looked for (an empty tuple then means none were found)."""
+        return self.diagnosed if self.diagnosed is not None else self.evidence is not None
 
     def counts_for(self, tokenizer: str) -> dict[str, Counts]:
         return {lang: self.counts[(tokenizer, lang)] for lang in self.scripts
                 if (tokenizer, lang) in self.counts}
 
+    def one(self, tokenizer: str) -> AuditResult:
+        """The result of one of its tokenizers, as if audited alone."""
+        return AuditResult(signature=self.signature.one(tokenizer), tokenizers=(tokenizer,),
+                           scripts=dict(self.scripts),
+                           counts={k: v for k, v in self.counts.items() if k[0] == tokenizer},
+                           findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
+                           diagnosed=self.has_findings)
+
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
+        import pandas as pd
+
         if by not in ("lang", "script"):
             raise ValueError(f"by must be 'lang' or 'script', not {by!r}")
         rows = []
@@ -101,13 +131,76 @@ class AuditResult:
             for key, langs in sorted(groups.items()):
                 rows.append(self._row(tokenizer, langs, per_lang,
                                       script=self.scripts[langs[0]] if by == "lang" else key))
-            rows.append(self._row(tokenizer, sorted(per_lang), per_lang, script=ALL, all_row=True))
+            rows.append(all_row(tokenizer, per_lang, self.scripts))
         columns = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
         return pd.DataFrame(rows, columns=columns)
 
     def _row(self, tokenizer: str, langs: list[str], per_lang: dict[str, Counts], *,
-             script: str, all_row: bool = False) -> dict:
-        total = _sum(per_lang[lang] for lang in langs)
-        spaced = _sum(per_lang[lang] for lang in langs if is_spaced(self.scripts[lang]))
-        return {"tokenizer": tokenizer, "lang": ALL if all_row else ",".join(langs),
-                "script": script, **total.as_dict(), **ratios(total, spaced)}
+             script: str) -> dict:
+        return group_row(tokenizer, ",".join(langs), script, [per_lang[lang] for lang in langs],
+                         [is_spaced(self.scripts[lang]) for lang in langs])
+
+    def to_dict(self, *, by: str = "lang", findings: bool | None = None) -> dict[str, Any]:
+        """The audit JSON (`fertility audit -f json`): findings only when they were looked for
+        (`findings`: whether to write them; None: when the result was diagnosed)."""
+        from .version import __version__
+
+        rows = [{k: json_value(v) for k, v in row.items()}
+                for row in self.to_frame(by=by).to_dict(orient="records")]
+        payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
+                                   "signature_short": self.signature.short(), "by": by, "rows": rows}
+        if self.has_findings if findings is None else findings:
+            payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
+        return payload
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "audit JSON") -> AuditResult:
+        """Read what `to_dict(by="lang")` wrote; any problem is an InputError naming `source`."""
+        from .audit_json import Invalid, read
+
+        try:
+            return read(cls, data)
+        except (Invalid, SignatureError) as err:
+            raise InputError(f"{source}: not a fertility audit JSON: {err}") from None
+
+    @classmethod
+    def load(cls, path: Path) -> AuditResult:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: cannot read it ({err.strerror})") from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not UTF-8 ({err.reason} at byte {err.start})") from None
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not JSON ({err})") from None
+        return cls.from_dict(data, source=str(path))
+
+
+def group_row(tokenizer: str, lang: str, script: str, counts: list[Counts], spaced: list[bool]) -> dict:
+    """A row summing some languages: every ratio from summed numerators and denominators, word
+    ratios over the languages written with spaces only. The one aggregation of every command."""
+    total = _sum(counts)
+    words = _sum(c for c, s in zip(counts, spaced) if s)
+    return {"tokenizer": tokenizer, "lang": lang, "script": script, **total.as_dict(), **ratios(total, words)}
+
+
+def all_row(tokenizer: str, per_lang: dict[str, Counts], scripts: dict[str, str]) -> dict:
+    """The ALL row of one tokenizer, for `audit`, `compare` and `check` alike."""
+    langs = sorted(per_lang)
+    return group_row(tokenizer, ALL, ALL, [per_lang[lang] for lang in langs],
+                     [is_spaced(scripts[lang]) for lang in langs])
+
+
+def json_value(value):
+    """JSON-safe: NaN -> null, numpy scalars -> Python numbers, recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return json_value(value.item())
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value

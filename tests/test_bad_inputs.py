@@ -140,7 +140,113 @@ INPUT_CASES: list[Case] = [
 
 
 # --- options, rendering and numbers --------------------------------------------------------
+def saved_audit(name: str, *, tokenizers: tuple[str, ...] = ("bytes",), by: str = "lang",
+                edit: Callable[[dict], object] | None = None, corpus: str = "corpus") -> Callable[[Path], None]:
+    """Setup: a real audit of the tiny corpus saved as `name`, optionally edited by hand."""
+    def setup(tmp: Path) -> None:
+        import json
+
+        import fertility
+
+        tiny_corpus(tmp)
+        if corpus != "corpus":  # another corpus: English only
+            (tmp / corpus).mkdir(exist_ok=True)
+            (tmp / corpus / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
+        data = fertility.audit(list(tokenizers), [tmp / corpus], diagnose=False).to_dict(by=by)
+        if edit is not None:
+            data = edit(data) or data
+        (tmp / name).write_text(json.dumps(data), encoding="utf-8")
+    return setup
+
+
+def both(*setups: Callable[[Path], None]) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        for one in setups:
+            one(tmp)
+    return setup
+
+
+def _negative_tokens(data: dict) -> None:
+    data["rows"][0]["n_tokens"] = -5
+
+
+def _string_count(data: dict) -> None:
+    data["rows"][0]["n_chars"] = "many"
+
+
+def _unknown_tokenizer(data: dict) -> None:
+    data["rows"][0]["tokenizer"] = "llama3"
+
+
+def _edited_ratio(data: dict) -> None:
+    data["rows"][0]["chars_per_token"] = 9.5
+
+
+def _drop_signature(data: dict) -> None:
+    del data["signature"]
+
+
+def _truncate(tmp: Path) -> None:
+    text = (tmp / "b.json").read_text(encoding="utf-8")
+    (tmp / "b.json").write_text(text[: len(text) // 2], encoding="utf-8")
+
+
+def _not_json(tmp: Path) -> None:
+    (tmp / "b.json").write_text("rows: many\n", encoding="utf-8")
+
+
+A = saved_audit("a.json")
+B_CHARS = saved_audit("b.json", tokenizers=("chars",))
+
 OPTION_CASES: list[Case] = [
+    Case("opt-format-env-unknown", ("audit", "-t", "bytes", "corpus"), 2,
+         "FERTILITY_FORMAT='yaml' is not a format", setup=tiny_corpus, env={"FERTILITY_FORMAT": "yaml"}),
+    Case("opt-format-env-unknown-compare", ("compare", "a.json", "b.json"), 2,
+         "FERTILITY_FORMAT='xml' is not a format", setup=both(A, B_CHARS), env={"FERTILITY_FORMAT": "xml"}),
+    Case("opt-compare-saved-by-script", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: rows are per script, not per language",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), by="script"))),
+    Case("opt-compare-negative-count", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: row 1 (chars ben_Beng): n_tokens is negative",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), edit=_negative_tokens))),
+    Case("opt-compare-string-count", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: row 1 (chars ben_Beng): n_chars is \"many\", not int",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), edit=_string_count))),
+    Case("opt-compare-row-of-unknown-tokenizer", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: row 1 (llama3 ben_Beng): tokenizer 'llama3' is not in the signature",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), edit=_unknown_tokenizer))),
+    Case("opt-compare-hand-edited-ratio", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: row 1 (chars ben_Beng): chars_per_token is 9.5, but its counts give",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), edit=_edited_ratio))),
+    Case("opt-compare-no-signature", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: top level: missing key 'signature'",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), edit=_drop_signature))),
+    Case("opt-compare-truncated", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: not JSON", setup=both(A, B_CHARS, _truncate)),
+    Case("opt-compare-not-json-at-all", ("compare", "a.json", "b.json"), 2,
+         "b.json: not a fertility audit JSON: not JSON", setup=both(A, B_CHARS, _not_json)),
+    Case("opt-compare-two-tokenizers-in-one-file", ("compare", "a.json", "b.json"), 2,
+         "b.json: holds 2 tokenizers (bytes, chars); compare needs one per file",
+         setup=both(A, saved_audit("b.json", tokenizers=("bytes", "chars")))),
+    Case("opt-compare-saved-audits-and-a-corpus", ("compare", "a.json", "b.json", "corpus"), 2,
+         "saved audits carry their own corpus", setup=both(A, B_CHARS)),
+    Case("opt-compare-saved-audits-per-file", ("compare", "a.json", "b.json", "--per-file"), 2,
+         "--per-file only applies when tokenizing: saved audits carry their own settings", setup=both(A, B_CHARS)),
+    Case("opt-compare-saved-audits-pattern", ("compare", "a.json", "b.json", "--pattern", "gpt2"), 2,
+         "--pattern only applies when tokenizing", setup=both(A, B_CHARS)),
+    Case("opt-compare-one-of-each", ("compare", "a.json", "bytes"), 2,
+         "give two tokenizer specs or two saved audit JSON files, not one of each", setup=A),
+    Case("opt-compare-different-corpora", ("compare", "a.json", "b.json"), 2,
+         "refusing to compare: the counts were made on different corpora or settings (corpus:",
+         setup=both(A, saved_audit("b.json", tokenizers=("chars",), corpus="other"))),
+    Case("opt-check-edited-baseline", ("check", "-t", "bytes", "corpus", "--baseline", "a.json",
+                                       "--max-regression", "0.02"), 2,
+         "a.json: not a fertility audit JSON: row 1 (bytes ben_Beng): n_tokens is negative",
+         setup=saved_audit("a.json", edit=_negative_tokens)),
+    Case("opt-check-regression-without-baseline", ("check", "-t", "bytes", "corpus", "--max-regression", "0.02"), 2,
+         "options: max_regression needs a baseline audit JSON", setup=tiny_corpus),
+    Case("opt-check-nothing-to-check", ("check", "-t", "bytes", "corpus"), 2,
+         "options: no thresholds configured", setup=tiny_corpus),
 ]
 
 

@@ -467,3 +467,71 @@ def test_table_output(gpt2, small):
     assert "B/A" in result.stdout and "95% CI" in result.stdout
     assert "ben_Beng" in result.stdout and "Most changed words" in result.stdout
     assert result.stderr == ""
+
+
+# --- 7. one aggregation: compare's rows are audit's rows (issue 8, 8b) ----------------------
+
+@pytest.mark.parametrize("live", [True, False], ids=["live", "saved"])
+def test_compare_columns_are_the_audit_rows_all_included(live, gpt2, small, saved, small_comparison):
+    """For every language and ALL, compare's A and B columns equal what `fertility audit`
+    reports for each tokenizer alone, for every ratio (ALL tokens/word too: the micro-average
+    over languages written with spaces, not NaN)."""
+    comparison = small_comparison if live else fertility.compare_saved(saved["gpt2"], saved["cl100k"])
+    for spec, side in ((gpt2, "a"), (CL100K, "b")):
+        made = run("audit", "-q", "-t", spec, "-f", "json", "--no-findings", small)
+        assert made.exit_code == 0, made.output
+        audited = {r["lang"]: r for r in json.loads(made.stdout)["rows"]}
+        assert set(audited) == set(comparison.frame["lang"])
+        for lang, row in audited.items():
+            compared = row_of(comparison.frame, lang)
+            assert compared[f"n_tokens_{side}"] == row["n_tokens"], (lang, side)
+            for name in ("chars_per_token", "bytes_per_token", "graphemes_per_token", "tokens_per_word"):
+                value = compared[f"{name}_{side}"]
+                if row[name] is None:
+                    assert math.isnan(value), (lang, side, name)
+                else:
+                    assert value == row[name], (lang, side, name)
+    total = row_of(comparison.frame, "ALL")
+    assert not math.isnan(total["tokens_per_word_a"]) and not math.isnan(total["tokens_per_word_b"])
+
+
+# --- 8. the ALL interval resamples within each language (issue 8, 8b) ------------------------
+
+def stratified_by_hand(per_lang: list[tuple[list[int], list[int]]], *, rounds: int = 1000, seed: int = 0):
+    """Percentile interval of sum(tokens A) / sum(tokens B): every round draws each language's
+    documents with replacement from that language only (languages in order, then rounds)."""
+    rng = np.random.default_rng(seed)
+    sums = [[0, 0] for _ in range(rounds)]
+    for a, b in per_lang:
+        for r in range(rounds):
+            pick = rng.integers(0, len(a), len(a))
+            sums[r][0] += sum(a[i] for i in pick)
+            sums[r][1] += sum(b[i] for i in pick)
+    low, high = np.quantile([sa / sb for sa, sb in sums], [0.025, 0.975])
+    return float(low), float(high)
+
+
+def test_all_interval_is_the_stratified_bootstrap(small_comparison, small_reference):
+    per_lang = [(small_reference[lang]["per_doc_a"], small_reference[lang]["per_doc_b"])
+                for lang in sorted(small_reference)]
+    total = row_of(small_comparison.frame, "ALL")
+    low, high = stratified_by_hand(per_lang)
+    assert total["ratio_ci_low"] == pytest.approx(low, rel=1e-12)
+    assert total["ratio_ci_high"] == pytest.approx(high, rel=1e-12)
+    # the per-language intervals are unchanged: one language resampled alone
+    for lang in small_reference:
+        row = row_of(small_comparison.frame, lang)
+        expected = bootstrap_ratio(np.array(small_reference[lang]["per_doc_a"]),
+                                   np.array(small_reference[lang]["per_doc_b"]))
+        assert (row["ratio_ci_low"], row["ratio_ci_high"]) == expected
+
+
+def test_all_interval_is_narrower_than_pooling_documents_across_languages(flores_comparison, flores_refs):
+    """FLORES devtest: languages differ far more from each other than documents within one, so
+    resampling across languages (which changes the language mix) inflates the interval."""
+    total = row_of(flores_comparison.frame, "ALL")
+    pooled_low, pooled_high = bootstrap_ratio(np.concatenate([r["per_doc_a"] for r in flores_refs.values()]),
+                                              np.concatenate([r["per_doc_b"] for r in flores_refs.values()]))
+    width, pooled = total["ratio_ci_high"] - total["ratio_ci_low"], pooled_high - pooled_low
+    assert total["ratio_ci_low"] < total["chars_per_token_ratio"] < total["ratio_ci_high"]
+    assert width < pooled / 1.5, (width, pooled)

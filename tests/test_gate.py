@@ -88,7 +88,7 @@ def test_installed_command_passes_good_fails_naive_and_rejects_a_typo(tmp_path, 
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"} | {"NO_COLOR": "1", "COLUMNS": "120"}
 
     def check(project: Path):
-        return subprocess.run([exe, "check"], cwd=project, capture_output=True, text=True, env=env, timeout=300)
+        return subprocess.run([exe, "check"], cwd=project, capture_output=True, text=True, env=env, timeout=300, check=False)
 
     good = check(make_project(tmp_path / "good", good_config(measured["limit"])))
     assert good.returncode == 0, good.stderr
@@ -211,7 +211,14 @@ def better_baseline(data: dict, gain: float) -> tuple[dict, float]:
     cpt_now = n_chars / n_tokens
     new_tokens = round(n_chars / (cpt_now * (1 + gain)))
     row["n_tokens"] = new_tokens
-    row["chars_per_token"] = n_chars / new_tokens
+    # ratios are derived: a reader checks stored ones against the counts, so drop the edited
+    # row's; the ALL row is the sum of the language rows
+    for key in [k for k in row if k.endswith(("_per_token", "_per_word", "_share"))]:
+        del row[key]
+    total = next(r for r in data["rows"] if r["lang"] == "ALL")
+    total["n_tokens"] += new_tokens - n_tokens
+    for key in [k for k in total if k.endswith(("_per_token", "_per_word", "_share"))]:
+        del total[key]
     cpt_before = n_chars / new_tokens
     return data, (cpt_before - cpt_now) / cpt_before
 
@@ -533,3 +540,37 @@ def test_star_unknown_share_with_a_wordpiece_tokenizer(tmp_path, monkeypatch):
     assert cases["amh_Ethi"].find("failure") is not None and cases["eng_Latn"].find("failure") is None
     assert result.exit_code == 1
     assert "max_unknown_share amh_Ethi" in result.stderr
+
+
+# --- 7. the gate as a library call: gate.run -> GateReport (cli.check only renders it) -------
+
+def test_gate_run_returns_the_report_the_cli_renders(tmp_path, measured):
+    from fertility import gate
+
+    corpus = write_corpus(tmp_path / "corpus")
+    limit = measured["limit"]
+    config = parse_config({"tokenizer": str(real_file("gpt2.tiktoken")), "corpus": str(corpus),
+                           "min_chars_per_token": limit}, source="test")
+    report = gate.run(config)
+    cpt = measured["cpt"]
+    assert {c.lang: c.measured for c in report.checks} == {lang: cpt[("r50k_base", lang)] for lang in LANGS}
+    failed = [lang for lang in LANGS if cpt[("r50k_base", lang)] < limit]
+    assert [c.lang for c in report.failed] == failed == ["ben_Beng"]
+    assert not report.passed
+    assert report.verdict() == "1 of 2 thresholds failed: min_chars_per_token ben_Beng"
+    suite = ElementTree.fromstring(report.junit())
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert report.markdown().startswith("### fertility check: 1 of 2 failed")
+    assert report.signature.tokenizers["r50k_base"]["backend"] == "tiktoken"
+    # the CLI exits with the report's verdict, word for word
+    result = run("check", "-t", real_file("gpt2.tiktoken"), corpus, "--min-chars-per-token", str(limit))
+    assert one_line(result, 1, "fertility: check failed: ").strip() == f"fertility: check failed: {report.verdict()}"
+
+
+def test_gate_run_with_nothing_to_check_is_a_usage_error(tmp_path):
+    from fertility import gate
+    from fertility.errors import UsageError
+
+    corpus = write_corpus(tmp_path / "corpus")
+    with pytest.raises(UsageError, match="no thresholds configured"):
+        gate.run(parse_config({"tokenizer": "bytes", "corpus": str(corpus)}, source="test"))

@@ -1,0 +1,143 @@
+"""Reading an audit JSON back: every key, type and sum checked.
+
+A file a user saved may have been edited by hand or cut short; each problem becomes one short
+`Invalid` message (AuditResult.from_dict adds the file name), never a KeyError or a traceback.
+Ratios are derived, so a stored ratio that does not follow from its row's counts is refused,
+and an ALL row must be the exact sum of the language rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+from .results import ALL, COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
+from .signature import Signature
+from .text import is_spaced
+
+if TYPE_CHECKING:
+    from .results import AuditResult
+
+
+class Invalid(ValueError):
+    """What is wrong with the data, said in a few words (the caller names the file)."""
+
+
+_FINDING_KEYS = {"code": str, "severity": str, "tokenizer": str, "message": str, "fix": str}
+
+
+def _need(container: dict, key: str, kind: type | tuple[type, ...], where: str):
+    if key not in container:
+        raise Invalid(f"{where}: missing key {key!r}")
+    value = container[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise Invalid(f"{where}: {key} is {json.dumps(value, ensure_ascii=False)[:40]}, not {names}")
+    return value
+
+
+def _close(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def read(cls: type[AuditResult], data: Any) -> AuditResult:
+    """An AuditResult from what `AuditResult.to_dict(by=\"lang\")` wrote, every key checked."""
+    if not isinstance(data, dict):
+        raise Invalid(f"the top level is {type(data).__name__}, not an object")
+    signature = Signature.from_dict(_need(data, "signature", dict, "top level"))
+    by = data.get("by", "lang")
+    if by != "lang":
+        raise Invalid(f"rows are per {by}, not per language; save the audit without --by {by}")
+    rows = _need(data, "rows", list, "top level")
+    names = tuple(signature.tokenizers)
+    if not names:
+        raise Invalid("signature.tokenizers is empty")
+    counts: dict[tuple[str, str], Counts] = {}
+    scripts: dict[str, str] = {}
+    all_rows: dict[str, dict] = {}
+    for number, row in enumerate(rows, 1):
+        where = f"row {number}"
+        if not isinstance(row, dict):
+            raise Invalid(f"{where} is {type(row).__name__}, not an object")
+        tokenizer = _need(row, "tokenizer", str, where)
+        lang = _need(row, "lang", str, where)
+        where = f"row {number} ({tokenizer} {lang})"
+        if tokenizer not in signature.tokenizers:
+            raise Invalid(f"{where}: tokenizer {tokenizer!r} is not in the signature "
+                           f"({', '.join(names)})")
+        script = _need(row, "script", str, where)
+        values = {}
+        for key in COUNT_COLUMNS:
+            value = _need(row, key, int, where)
+            if value < 0:
+                raise Invalid(f"{where}: {key} is negative ({value})")
+            values[key] = value
+        for key in RATIO_COLUMNS:
+            if key in row and row[key] is not None:
+                _need(row, key, (int, float), where)
+        row_counts = Counts(**values)
+        if lang == ALL:
+            if tokenizer in all_rows:
+                raise Invalid(f"{where}: a second ALL row")
+            all_rows[tokenizer] = {"row": row, "counts": row_counts, "where": where}
+            continue
+        if "," in lang:
+            raise Invalid(f"{where}: rows are per script, not per language; save the audit without --by script")
+        if (tokenizer, lang) in counts:
+            raise Invalid(f"{where}: the same tokenizer and language twice")
+        if scripts.setdefault(lang, script) != script:
+            raise Invalid(f"{where}: script {script!r}, but {scripts[lang]!r} in another row")
+        counts[(tokenizer, lang)] = row_counts
+        _check_ratios(row, group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]), where)
+    for name in names:
+        per_lang = {lang: c for (t, lang), c in counts.items() if t == name}
+        if not per_lang:
+            raise Invalid(f"no rows for tokenizer {name!r} of the signature")
+        if name not in all_rows:
+            raise Invalid(f"no ALL row for tokenizer {name!r} (a truncated file?)")
+        expected = all_row(name, per_lang, scripts)
+        found = all_rows[name]
+        if found["counts"] != Counts(**{k: expected[k] for k in COUNT_COLUMNS}):
+            raise Invalid(f"{found['where']}: counts are not the sum of the language rows "
+                           "(rows missing or edited?)")
+        _check_ratios(found["row"], expected, found["where"])
+    findings = ()
+    if "findings" in data:
+        findings = _findings(_need(data, "findings", list, "top level"), names)
+    return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
+               counts=counts, findings=findings, diagnosed="findings" in data)
+
+
+def _check_ratios(row: dict, expected: dict, where: str) -> None:
+    """A ratio that does not follow from its row's counts was edited by hand: refuse it."""
+    for key in RATIO_COLUMNS:
+        if key not in row:
+            continue
+        stored = math.nan if row[key] is None else float(row[key])
+        if not _close(stored, expected[key]):
+            raise Invalid(f"{where}: {key} is {row[key]}, but its counts give {expected[key]:.6g}")
+
+
+def _findings(items: list, names: tuple[str, ...]) -> tuple:
+    from .diagnose import Finding
+
+    out = []
+    for number, item in enumerate(items, 1):
+        where = f"finding {number}"
+        if not isinstance(item, dict):
+            raise Invalid(f"{where} is {type(item).__name__}, not an object")
+        values = {key: _need(item, key, kind, where) for key, kind in _FINDING_KEYS.items()}
+        if values["tokenizer"] not in names:
+            raise Invalid(f"{where}: tokenizer {values['tokenizer']!r} is not in the signature")
+        lang = item.get("lang")
+        if lang is not None and not isinstance(lang, str):
+            raise Invalid(f"{where}: lang is not a string or null")
+        measured = item.get("measured", {})
+        if not isinstance(measured, dict):
+            raise Invalid(f"{where}: measured is not an object")
+        examples = item.get("examples", [])
+        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+            raise Invalid(f"{where}: examples is not a list of strings")
+        out.append(Finding(lang=lang, measured=measured, examples=tuple(examples), **values))
+    return tuple(out)
