@@ -69,7 +69,12 @@ class FertilityGroup(click.Group):
         except BrokenPipeError:  # `fertility audit | head -1`: the reader has all it wanted
             _silence_stdout()
             raise click.exceptions.Exit(EXIT_OK) from None
-        except (SystemExit, GeneratorExit):
+        except SystemExit as err:
+            if isinstance(err.__context__, BrokenPipeError):  # rich's on_broken_pipe exits 1
+                _silence_stdout()
+                raise click.exceptions.Exit(EXIT_OK) from None
+            raise
+        except GeneratorExit:
             raise
         except BaseException as err:  # noqa: BLE001 - a bug, ours or a native panic: never exit 1
             traceback.print_exc(file=sys.stderr)
