@@ -194,6 +194,8 @@ INPUT_CASES: list[Case] = [
          setup=_in_cl100k_copy),
     Case("in-hub-model-not-cached", ("audit", "-q", "-t", "hf:org/absent", "corpus"), 2,
          "org/absent: hub model not in the local Hugging Face cache", setup=tiny_corpus, env={"HF_HUB_CACHE": "hub"}),
+    Case("in-tokenizer-is-a-device", ("audit", "-q", "-t", "/dev/null", "corpus"), 2,
+         "/dev/null: not a regular file (a pipe or device)", setup=tiny_corpus),
     Case("in-corpus-missing", ("audit", "-q", "-t", "bytes", "corpus", "nowhere.txt"), 2,
          "nowhere.txt: no such file or directory", setup=tiny_corpus),
 ]

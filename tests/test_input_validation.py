@@ -288,6 +288,17 @@ def test_dev_stdin_and_process_substitution_are_read_as_streams(tmp_path):
         assert done.stdout.replace(f",{name},", ",eng_Latn,") == expected
 
 
+def test_a_tokenizer_from_a_pipe_is_refused_with_a_reason(tmp_path):
+    """`-t <(cat x.tiktoken)`: sniffing the format consumed the pipe, then "no such file"."""
+    (tmp_path / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
+    done = subprocess.run(["bash", "-c", '"$0" audit -q -t <(cat "$1") "$2"', fertility_command(),
+                           str(cl100k_file()), str(tmp_path / "eng_Latn.txt")],
+                          check=False, capture_output=True, text=True, timeout=300, env={**os.environ, **ENV})
+    assert done.returncode == 2
+    assert one_line(done.stderr).endswith("not a regular file (a pipe or device); a tokenizer file is read "
+                                          "more than once, so save it to a file first")
+
+
 @pytest.mark.parametrize("spec", ["", " ", "spm: "])
 def test_empty_tokenizer_spec_is_a_usage_error(tmp_path, monkeypatch, spec):
     monkeypatch.chdir(tmp_path)

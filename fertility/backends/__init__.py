@@ -85,6 +85,9 @@ def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
     if spec in BASELINES:
         return _resolve(BASELINES[spec])()
     if Path(spec).exists():
+        if not Path(spec).is_file() and not Path(spec).is_dir():
+            raise TokenizerError(f"{spec}: not a regular file (a pipe or device); a tokenizer file is "
+                                 "read more than once, so save it to a file first")
         return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
     if sep and scheme in BACKENDS:
