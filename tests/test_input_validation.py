@@ -384,6 +384,17 @@ def test_hub_cache_with_only_a_sentencepiece_model_loads(tmp_path, monkeypatch):
     assert [len(e.starts) for e in tokenizer.encode(lines)] == [len(raw.encode(t)) for t in lines]
 
 
+def test_hub_cache_with_only_a_tekken_file_loads(tmp_path, monkeypatch):
+    tekken = mistral_file("tekken_240911.json")
+    fake_hub(tmp_path / "hub", "mistralai/Mistral-Nemo", {"tekken.json": tekken})
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    cached = fertility.load_tokenizer("hf:mistralai/Mistral-Nemo")
+    direct = fertility.load_tokenizer(str(tekken))
+    assert cached.info()["backend"] == "tekken"
+    lines = shared("flores200", "devtest", "ben_Beng.txt").read_text(encoding="utf-8").splitlines()[:100]
+    assert [len(e.starts) for e in cached.encode(lines)] == [len(e.starts) for e in direct.encode(lines)]
+
+
 def test_hub_cache_with_only_a_tiktoken_file_loads(tmp_path, monkeypatch):
     fake_hub(tmp_path / "hub", "org/ranks", {"cl100k_base.tiktoken": cl100k_file()})
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
