@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 import traceback
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,7 +21,16 @@ from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
 from .balance import parse_mix, parse_pairs
 from .compare import run as run_compare
 from .corpus import find_files, read_text_file
-from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_THRESHOLD_FAILED, FertilityError, OutputError, UsageError
+from .errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_THRESHOLD_FAILED,
+    FertilityError,
+    FertilityWarning,
+    OutputError,
+    UsageError,
+)
 from .gate import find_config, load_config, parse_config, resolve_paths
 from .gate import run as run_gate
 from .output import check_append_target, check_output_file, check_readable, output_target, write_output
@@ -39,7 +50,7 @@ class _Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int):
         super().__init__(message)
-        self.exit_code = exit_code  # type: ignore[misc]
+        self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
 
     def show(self, file=None) -> None:
         kind = "check failed" if self.exit_code == EXIT_THRESHOLD_FAILED else "error"
@@ -49,17 +60,52 @@ class _Failure(click.ClickException):
 class FertilityGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", FertilityWarning)
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except FertilityError as err:
             raise _Failure(str(err), err.exit_code) from None
         except KeyboardInterrupt:  # click would say "Aborted!" with exit 1, a failed threshold's code
             raise _Failure("interrupted", EXIT_INTERRUPTED) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except Exception as err:  # noqa: BLE001 -- a bug of ours: never let it look like a failed threshold
+        except BrokenPipeError:  # `fertility audit | head -1`: the reader has all it wanted
+            _silence_stdout()
+            raise click.exceptions.Exit(EXIT_OK) from None
+        except SystemExit as err:
+            if isinstance(err.__context__, BrokenPipeError):  # rich's on_broken_pipe exits 1
+                _silence_stdout()
+                raise click.exceptions.Exit(EXIT_OK) from None
+            raise
+        except GeneratorExit:
+            raise
+        except BaseException as err:  # noqa: BLE001 - a bug, ours or a native panic: never exit 1
             traceback.print_exc(file=sys.stderr)
             raise _Failure(f"internal error ({type(err).__name__}: {err}); please report it with "
                            "the traceback above", EXIT_INTERNAL) from None
+
+
+_default_showwarning = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Our warnings are one line on stderr; anyone else's keep Python's format."""
+    if issubclass(category, FertilityWarning):
+        click.echo(f"fertility: warning: {message}", err=True)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail on a closed pipe
+    ("Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (CliRunner): nothing will flush to a closed pipe
 
 
 def stderr_console() -> Console:
@@ -342,4 +388,14 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
 
 
 def main() -> None:
-    cli(prog_name="fertility")
+    try:
+        cli(prog_name="fertility")
+    except SystemExit as done:
+        code = done.code
+    else:
+        code = EXIT_OK
+    try:
+        sys.stdout.flush()  # a pipe closed after our last write fails here, not in a command
+    except BrokenPipeError:
+        _silence_stdout()
+    sys.exit(code)

@@ -9,12 +9,15 @@ its non-empty lines joined by a single space, as Petrov et al. 2023 counted FLOR
 from __future__ import annotations
 
 import hashlib
+import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import regex
 
-from .errors import CorpusError
+from ._iso639 import CODES
+from .errors import CorpusError, FertilityWarning
 from .text import detect_script, is_known_script
 
 DOC_MODES = ("line", "file")
@@ -42,12 +45,18 @@ class Corpus:
 
 
 def _key(name: str) -> tuple[str, str | None] | None:
-    """(key, declared script) if `name` is a language key (`ben_Beng`, `bn`), else None."""
+    """(key, declared script) if `name` is a language key (`ben_Beng`, `bn`), else None.
+
+    A bare name must be an ISO 639 code (`foo` and `new` look alike, only one is a language);
+    with a script (`xyz_Latn`) the name plainly means a language, whatever the code.
+    """
     match = _LANG_KEY.match(name)
     if not match:
         return None
     script = match["script"]
     if script and not is_known_script(script):
+        return None
+    if not script and match["lang"] not in CODES:
         return None
     return name, script
 
@@ -56,10 +65,11 @@ def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
     """Language key and declared script: `ben_Beng.txt` -> (ben_Beng, Beng).
 
     A file whose name is no language key takes the nearest folder below `root` that is one
-    (`mono/ben/news/x.txt` -> ben); failing that it keeps its stem. Undeclared scripts are
-    detected from the text later.
+    (`mono/ben/news/x.txt` -> ben); failing that it keeps its stem, with a warning, since a
+    language called `notes` is most likely a naming slip. Undeclared scripts are detected from
+    the text later.
     """
-    stem = path.name[: -len(".txt")] if path.name.endswith(".txt") else path.stem
+    stem = path.name[: -len(".txt")] if path.name.lower().endswith(".txt") else path.stem
     found = _key(stem)
     if found:
         return found
@@ -70,11 +80,20 @@ def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
                 return found
             if folder == root:
                 break
+    warnings.warn(f"{path}: {stem!r} is not a language code (like ben_Beng or bn), so its text is "
+                  f"counted as language {stem!r}; to name the language, rename the file (e.g. "
+                  "ben_Beng.txt) or put it in a folder named after the language (e.g. ben_Beng/)",
+                  FertilityWarning, stacklevel=2)
     return stem, None
 
 
+def _is_text(path: Path) -> bool:
+    """A regular `.txt` file, whatever the case of its suffix (`ben_Beng.TXT`)."""
+    return path.suffix.lower() == ".txt" and path.is_file()
+
+
 def _text_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix == ".txt")
+    return sorted(p for p in folder.iterdir() if _is_text(p))
 
 
 def find_files(path: Path) -> list[Path]:
@@ -84,11 +103,18 @@ def find_files(path: Path) -> list[Path]:
         raise CorpusError(f"{path}: no such file or directory")
     if path.is_file():
         return [path]
-    files = _text_files(path)
-    if files:
-        return files
-    files = sorted(p for p in path.rglob("*.txt") if p.is_file()
-                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    if not path.is_dir():  # a pipe, /dev/stdin, <(zcat x.gz): read once, as one file
+        if not os.access(path, os.R_OK):
+            raise CorpusError(f"{path}: cannot read (permission denied)")
+        return [path]
+    try:
+        files = _text_files(path)
+        if files:
+            return files
+        files = sorted(p for p in path.rglob("*") if _is_text(p)
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    except OSError as err:
+        raise CorpusError(f"{err.filename or path}: cannot read ({err.strerror})") from None
     if not files:
         raise CorpusError(f"{path}: directory holds no .txt files (expected {{lang}}.txt, "
                           f"e.g. ben_Beng.txt, or split folders such as dev/ and devtest/)")
@@ -136,12 +162,15 @@ def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
     declared: dict[str, str | None] = {}
     digest = hashlib.sha256()
     files: list[str] = []
+    once = _ReadOnce()
     for root in paths:
         for file in find_files(Path(root)):
+            once.path(file)
             try:
                 data = file.read_bytes()
             except OSError as err:
                 raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+            once.content(file, data)
             lines = _lines(decode_strict(file, data))
             if not lines:
                 raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
@@ -160,6 +189,32 @@ def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
     for lang, script in declared.items():
         scripts[lang] = script or detect_script(" ".join(d.text for d in _sample(documents, lang)))
     return Corpus(tuple(documents), scripts, tuple(files), digest.hexdigest(), doc_mode)
+
+
+class _ReadOnce:
+    """Refuse a file counted twice: the same file reached by two corpus paths, or two files
+    with the same content (a copy would double that language's weight without a word)."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, Path] = {}
+        self._contents: dict[str, Path] = {}
+
+    def path(self, file: Path) -> None:
+        try:
+            key = str(file.resolve())
+        except (OSError, RuntimeError):
+            key = os.path.abspath(file)
+        if key in self._paths:
+            raise CorpusError(f"{file}: given twice (also as {self._paths[key]}); "
+                              "each corpus file may be counted once")
+        self._paths[key] = file
+
+    def content(self, file: Path, data: bytes) -> None:
+        key = hashlib.sha256(data).hexdigest()
+        if key in self._contents:
+            raise CorpusError(f"{file}: same content as {self._contents[key]}; "
+                              "each text may be counted once (remove the copy)")
+        self._contents[key] = file
 
 
 def _sample(documents: list[Document], lang: str, limit: int = 200) -> list[Document]:

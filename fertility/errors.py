@@ -36,3 +36,8 @@ class TokenizerError(InputError):
 
 class OutputError(FertilityError):
     """We refuse to write somewhere (an existing file, a missing folder)."""
+
+
+class FertilityWarning(UserWarning):
+    """Input we accept but guess about (a file name that is no language code, an option that
+    does not apply); the CLI prints each as one line `fertility: warning: ...`."""

@@ -27,7 +27,15 @@ from .errors import OutputError, UsageError
 from .measure import count
 from .output import check_folder_writable, folder_of, make_folder, replace_files
 from .signature import library_versions
-from .train import BALANCES, TRAIN_PATTERNS, UNITS, equal_weights, language_chars, temperature_weights, train_tokenizer
+from .train import (
+    BALANCES,
+    TRAIN_PATTERNS,
+    check_training_options,
+    equal_weights,
+    language_chars,
+    temperature_weights,
+    train_tokenizer,
+)
 from .version import __version__
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -131,8 +139,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
             min_frequency: int = 2, target_parity: Path | None = None, reference: str = "eng_Latn",
             parity_steps: int = 4, force: bool = False, per_file: bool = False,
             show_progress: bool = False) -> Retrained:
-    if units not in UNITS:
-        raise UsageError(f"--units {units!r}: choose one of {', '.join(UNITS)}")
+    check_training_options(units=units, vocab_size=vocab_size, pattern=pattern)
     check_output(output, force=force)
     corpus = read_corpus(corpus_paths, doc_mode="file" if per_file else "line")
     chosen = resolve_weights(corpus, weights=weights, temperature=temperature, balance=balance)

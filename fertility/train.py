@@ -13,6 +13,7 @@ Two kinds of units:
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -161,7 +162,7 @@ def bpe_pieces(word: str, ranks: dict[tuple[str, str], int]) -> list[str]:
     """What BPE makes of `word` with these merge ranks (lowest-ranked pair first)."""
     pieces = list(word)
     while len(pieces) > 1:
-        pairs = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(pieces, pieces[1:]))]
+        pairs = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(itertools.pairwise(pieces))]
         known = [(rank, i) for rank, i in pairs if rank is not None]
         if not known:
             break
@@ -219,17 +220,27 @@ def _assemble(trained: tokenizers.Tokenizer, clusters: _ClusterMap, assembly: li
     for merge in model["merges"]:
         left, right = merge if isinstance(merge, list) else merge.split(" ", 1)
         merges.append([clusters.decode(left), clusters.decode(right)])
-    tokenizer = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in merges],
+    tokenizer = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[(m[0], m[1]) for m in merges],
                                                 byte_fallback=True, fuse_unk=False))
     tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(pattern), behavior="isolated")
     tokenizer.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
     return tokenizer
 
 
-def train_tokenizer(documents: Sequence[Document], *, vocab_size: int, units: str = "bytes",
-                    pattern: str = "marks", weights: dict[str, float] | None = None,
-                    seed: int = 0, min_frequency: int = 2, show_progress: bool = False) -> tokenizers.Tokenizer:
-    """Train on `documents` (sampled by language `weights`) and return the tokenizer."""
+def check_trainer_pattern(name: str, split: str) -> None:
+    """The saved tokenizer splits with `tokenizers`' own engine (Oniguruma), which refuses some
+    patterns Python's `regex` accepts (`\\p{Script=Bengali}`, `(?V1)` sets): check before training."""
+    try:
+        pre_tokenizers.Split(Regex(split), behavior="isolated")
+    except Exception as err:  # noqa: BLE001 - tokenizers raises bare Exception ("Oniguruma error: ...")
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise UsageError(f"--pattern '{name}': Python's regex accepts it but the tokenizers library "
+                         f"(Oniguruma) does not ({reason}); "
+                         "write it without that construct, e.g. \\p{Bengali} for \\p{Script=Bengali}") from None
+
+
+def check_training_options(*, units: str, vocab_size: int, pattern: str) -> str:
+    """Refuse what training would refuse, before any corpus is read; return the split regex."""
     if units not in UNITS:
         raise UsageError(f"--units {units!r}: choose one of {', '.join(UNITS)}")
     if vocab_size < 300:
@@ -239,6 +250,15 @@ def train_tokenizer(documents: Sequence[Document], *, vocab_size: int, units: st
         regex.compile(split)
     except regex.error as err:
         raise UsageError(f"pattern {pattern!r} is neither {' nor '.join(TRAIN_PATTERNS)} nor a regex ({err})")
+    check_trainer_pattern(pattern, split)
+    return split
+
+
+def train_tokenizer(documents: Sequence[Document], *, vocab_size: int, units: str = "bytes",
+                    pattern: str = "marks", weights: dict[str, float] | None = None,
+                    seed: int = 0, min_frequency: int = 2, show_progress: bool = False) -> tokenizers.Tokenizer:
+    """Train on `documents` (sampled by language `weights`) and return the tokenizer."""
+    split = check_training_options(units=units, vocab_size=vocab_size, pattern=pattern)
     chosen = sample_documents(documents, weights, seed=seed)
 
     def texts() -> Iterator[str]:

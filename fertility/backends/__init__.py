@@ -15,7 +15,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import TokenizerError
+from ..errors import TokenizerError, UsageError
 
 # Every backend module exposes `load(reference, *, pattern=None) -> Tokenizer`.
 BACKENDS: dict[str, str] = {
@@ -80,21 +80,35 @@ def known_schemes() -> list[str]:
 def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
     """Load a tokenizer from a spec; baseline names are reserved, then an existing path wins
     over a `scheme:` prefix."""
+    if not spec.strip():
+        raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")
     if spec in BASELINES:
         return _resolve(BASELINES[spec])()
     if Path(spec).exists():
-        return _resolve(BACKENDS[sniff_format(Path(spec))])(spec, pattern=pattern)
+        if not Path(spec).is_file() and not Path(spec).is_dir():
+            raise TokenizerError(f"{spec}: not a regular file (a pipe or device); a tokenizer file is "
+                                 "read more than once, so save it to a file first")
+        return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
     if sep and scheme in BACKENDS:
-        if not reference:
+        if not reference.strip():
             raise TokenizerError(f"{spec}: nothing after '{scheme}:'")
-        return _resolve(BACKENDS[scheme])(reference, pattern=pattern)
+        return _load(BACKENDS[scheme], spec, reference, pattern)
     if sep and "/" not in scheme and "\\" not in scheme:
         raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
                              f"known: {', '.join(known_schemes())}")
     raise TokenizerError(f"{spec}: no such file or directory, and not a tokenizer spec "
                          f"(use scheme:reference with one of {', '.join(BACKENDS)}, "
                          f"or a baseline: {', '.join(BASELINES)})")
+
+
+def _load(target: str, spec: str, reference: str, pattern: str | None) -> Tokenizer:
+    """Call a backend's loader; a native library's panic on a corrupt file names the spec."""
+    from ._common import native_errors
+
+    loader = _resolve(target)
+    with native_errors(spec):
+        return loader(reference, pattern=pattern)
 
 
 def sniff_format(path: Path) -> str:

@@ -3,12 +3,43 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import TokenizerError
 from ..text import char_to_byte_offsets
+
+_NOT_NATIVE = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+@contextmanager
+def native_errors(source: object) -> Iterator[None]:
+    """Turn a native library's failure on a corrupt file into a TokenizerError naming it.
+
+    pyo3 panics (`PanicException`) derive from BaseException, and `tokenizers` raises bare
+    `Exception`: neither is a bug of ours, and neither may pass for a failed threshold.
+    """
+    try:
+        yield
+    except _NOT_NATIVE:
+        raise
+    except Exception as err:
+        if type(err) is not Exception:  # a typed error: ours or Python's, not the Rust side's
+            raise
+        raise TokenizerError(f"{source}: the tokenizer library failed ({_first_line(err)}); "
+                             "the file is probably corrupt") from None
+    except BaseException as err:  # noqa: BLE001 - pyo3 PanicException derives from BaseException
+        raise TokenizerError(f"{source}: the tokenizer library panicked ({_first_line(err)}); "
+                             "the file is corrupt or inconsistent") from None
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text.splitlines()[0]}" if text else type(err).__name__
 
 
 @lru_cache(maxsize=64)

@@ -15,8 +15,13 @@ import numpy as np
 import tokenizers
 
 from ..errors import TokenizerError
-from . import Encoded, PreTokenizer
-from ._common import char_spans_to_bytes, display_name, sha256_file
+from . import Encoded, PreTokenizer, Tokenizer
+from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
+
+# What a hub snapshot may hold instead of tokenizer.json, in the order we look for it:
+# SentencePiece models (Llama 2, Mistral v1-v3, T5), Tekken JSON, tiktoken ranks files.
+_HUB_FALLBACKS = ("tokenizer.model", "spiece.model", "sentencepiece.bpe.model", "tekken.json",
+                  "*.model", "*.tiktoken", "*.model.v*")
 
 
 def hub_cache_dir() -> Path:
@@ -26,16 +31,34 @@ def hub_cache_dir() -> Path:
     return home / "hub"
 
 
-def find_in_hub_cache(repo_id: str, filename: str = "tokenizer.json") -> Path | None:
-    """The cached file of a hub model, as `huggingface_hub` lays out its cache, else None."""
+def _snapshots(repo_id: str) -> list[Path]:
+    """A cached hub model's snapshot folders, refs/main first, then newest first."""
     repo = hub_cache_dir() / ("models--" + repo_id.replace("/", "--"))
     ref = repo / "refs" / "main"
-    snapshots = [repo / "snapshots" / ref.read_text().strip()] if ref.is_file() else []
-    snapshots += sorted((repo / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime,
-                        reverse=True) if (repo / "snapshots").is_dir() else []
-    for snapshot in snapshots:
+    try:
+        snapshots = [repo / "snapshots" / ref.read_text().strip()] if ref.is_file() else []
+        snapshots += sorted((repo / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime,
+                            reverse=True) if (repo / "snapshots").is_dir() else []
+    except (OSError, UnicodeDecodeError):
+        return []
+    return snapshots
+
+
+def find_in_hub_cache(repo_id: str, filename: str = "tokenizer.json") -> Path | None:
+    """The cached file of a hub model, as `huggingface_hub` lays out its cache, else None."""
+    for snapshot in _snapshots(repo_id):
         if (snapshot / filename).is_file():
             return snapshot / filename
+    return None
+
+
+def find_other_in_hub_cache(repo_id: str) -> Path | None:
+    """A cached tokenizer file other than tokenizer.json (SentencePiece, Tekken, .tiktoken)."""
+    for pattern in _HUB_FALLBACKS:
+        for snapshot in _snapshots(repo_id):
+            found = sorted(p for p in snapshot.glob(pattern) if p.is_file())
+            if found:
+                return found[0]
     return None
 
 
@@ -48,7 +71,7 @@ def _locate(reference: str) -> Path:
     if path.is_file():
         return path
     if reference.count("/") <= 1 and not reference.endswith(".json"):
-        cached = find_in_hub_cache(reference)
+        cached = find_in_hub_cache(reference) or find_other_in_hub_cache(reference)
         if cached is None:
             raise TokenizerError(f"{reference}: hub model not in the local Hugging Face cache "
                                  f"({hub_cache_dir()}); we never download: run "
@@ -62,9 +85,10 @@ class HFTokenizer:
     def __init__(self, path: Path, *, name: str | None = None):
         try:
             tokenizer = tokenizers.Tokenizer.from_file(str(path))
-        except Exception as err:  # the Rust side raises plain Exception with a parse message
+        except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
+        _check_unknown_token(path, tokenizer)
         self._had_padding = tokenizer.padding is not None
         self._had_truncation = tokenizer.truncation is not None
         tokenizer.no_padding()
@@ -82,7 +106,9 @@ class HFTokenizer:
     def encode(self, texts: list[str]) -> list[Encoded]:
         """Offsets are characters: two byte tokens of one character share its span."""
         out = []
-        for text, enc in zip(texts, self._tokenizer.encode_batch(texts, add_special_tokens=False)):
+        with native_errors(self.path):
+            batch = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        for text, enc in zip(texts, batch):
             starts, ends = char_spans_to_bytes(text, enc.offsets)
             ids = np.asarray(enc.ids, dtype=np.int64)
             out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
@@ -112,6 +138,19 @@ class HFTokenizer:
             "special_tokens": "not added, not recognised in text",
             "library": f"tokenizers {tokenizers.__version__}",
         }
+
+
+def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
+    """WordPiece and WordLevel need their unknown token in the vocabulary: without it the
+    library fails on the first word it cannot spell, in the middle of an audit."""
+    model = json.loads(tokenizer.to_str()).get("model") or {}
+    kind = model.get("type") or type(tokenizer.model).__name__
+    if kind not in ("WordPiece", "WordLevel"):
+        return
+    unk = model.get("unk_token")
+    if not isinstance(unk, str) or tokenizer.token_to_id(unk) is None:
+        raise TokenizerError(f"{path}: {kind} tokenizer without its unknown token ({unk!r} is not "
+                             "in the vocabulary); add it to model.vocab")
 
 
 def _byte_level_alphabet() -> dict[str, int]:
@@ -162,6 +201,13 @@ def _describe(pre_tokenizer: dict) -> str:
     return kind
 
 
-def load(reference: str, *, pattern: str | None = None) -> HFTokenizer:
-    """`pattern` is ignored: a tokenizer.json carries its own pre-tokenizer."""
-    return HFTokenizer(_locate(reference))
+def load(reference: str, *, pattern: str | None = None) -> Tokenizer:
+    """A tokenizer.json (`pattern` ignored: it carries its own pre-tokenizer); a hub snapshot
+    holding another format instead (tokenizer.model, tekken.json, .tiktoken) is loaded by
+    that format's backend."""
+    path = _locate(reference)
+    if path.name != "tokenizer.json" and not Path(reference).exists():  # found in the hub cache
+        from . import BACKENDS, _resolve, sniff_format
+
+        return _resolve(BACKENDS[sniff_format(path)])(str(path), pattern=pattern)
+    return HFTokenizer(path)

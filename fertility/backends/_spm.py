@@ -13,7 +13,7 @@ import sentencepiece
 
 from ..errors import TokenizerError
 from . import Encoded
-from ._common import display_name, sha256_file
+from ._common import display_name, native_errors, sha256_file
 
 
 class SPMTokenizer:
@@ -38,7 +38,9 @@ class SPMTokenizer:
     def encode(self, texts: list[str]) -> list[Encoded]:
         """Byte-fallback pieces of one character: all but the last have zero width."""
         out = []
-        for proto in self._processor.encode(texts, return_type="proto"):
+        with native_errors(self.path):
+            protos = self._processor.encode(texts, return_type="proto")
+        for proto in protos:
             pieces = proto.pieces
             n = len(pieces)
             starts = np.fromiter((p.begin for p in pieces), dtype=np.int64, count=n)

@@ -13,16 +13,17 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
 import regex
 import tiktoken
 
-from ..errors import TokenizerError
+from ..errors import FertilityWarning, TokenizerError
 from ..patterns import CL100K, GPT2, O200K, resolve_pattern
 from . import Encoded, PreTokenizer
-from ._common import display_name, sha256_file, spans_from_lengths
+from ._common import display_name, native_errors, sha256_file, spans_from_lengths
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 # SHA-256 of well-known ranks files -> (encoding name, split pattern).
@@ -48,9 +49,11 @@ class TiktokenTokenizer:
 
     def __init__(self, *, name: str, ranks: dict[bytes, int], pattern: str, pattern_name: str,
                  source: str, sha256: str, backend: str = "tiktoken"):
+        check_ranks(source, ranks)
         try:
-            self._encoding = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks,
-                                               special_tokens={})
+            with native_errors(source):
+                self._encoding = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks,
+                                                   special_tokens={})
         except ValueError as err:
             raise TokenizerError(f"{source}: cannot build a tiktoken encoding ({err})") from None
         lengths = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
@@ -75,8 +78,10 @@ class TiktokenTokenizer:
 
     def encode(self, texts: list[str]) -> list[Encoded]:
         out = []
-        for ids in self._encoding.encode_ordinary_batch(texts):
-            ids = np.asarray(ids, dtype=np.int64)
+        with native_errors(self.source):
+            batch = self._encoding.encode_ordinary_batch(texts)
+        for raw in batch:
+            ids = np.asarray(raw, dtype=np.int64)
             starts, ends = spans_from_lengths(self._lengths[ids])
             out.append(Encoded(starts, ends, None, self._partial[ids]))
         return out
@@ -100,18 +105,55 @@ class TiktokenTokenizer:
         }
 
 
+# tiktoken keeps ranks as u32 and reserves the largest value; the lengths table we build
+# is indexed by rank, so ranks must also stay close to the number of tokens.
+MAX_RANK = 2**31 - 1
+MAX_RANK_GAP = 1 << 16
+
+
+def check_ranks(source: object, ranks: dict[bytes, int]) -> None:
+    """Refuse ranks tiktoken would panic or overflow on: every single byte present (byte-level
+    BPE cannot encode a byte it lacks), ranks unique, in 0..MAX_RANK and nearly dense."""
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        shown = ", ".join(f"0x{b:02x}" for b in missing[:8]) + (" ..." if len(missing) > 8 else "")
+        raise TokenizerError(f"{source}: byte-level ranks lack {len(missing)} of the 256 single bytes "
+                             f"({shown}); text holding them cannot be encoded")
+    bad = next((r for r in ranks.values() if not isinstance(r, int) or isinstance(r, bool)
+                or not 0 <= r <= MAX_RANK), None)
+    if bad is not None:
+        raise TokenizerError(f"{source}: rank {bad!r} out of range (ranks are integers in 0..{MAX_RANK})")
+    if len(set(ranks.values())) != len(ranks):
+        seen: dict[int, bytes] = {}
+        for token, rank in ranks.items():
+            if rank in seen:
+                raise TokenizerError(f"{source}: rank {rank} is given to two tokens ({seen[rank]!r} and "
+                                     f"{token!r}); ranks must be unique")
+            seen[rank] = token
+    largest = max(ranks.values())
+    if largest >= len(ranks) + MAX_RANK_GAP:
+        raise TokenizerError(f"{source}: largest rank {largest} is far beyond the {len(ranks)} tokens "
+                             f"(ranks must run from 0 with gaps of under {MAX_RANK_GAP} in all)")
+
+
 def parse_ranks(path: Path, data: bytes) -> dict[bytes, int]:
     """Parse a `.tiktoken` file (`base64-token rank` per line) with a line-numbered error."""
     ranks: dict[bytes, int] = {}
+    first_line: dict[bytes, int] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)  # lenient like tiktoken: Whisper has "="
+            token_b64, rank = line.split()
+            token = base64.b64decode(token_b64)  # lenient like tiktoken: Whisper has "="
+            ranks[token] = int(rank)
         except (ValueError, binascii.Error):
             raise TokenizerError(f"{path}:{number}: corrupt .tiktoken ranks file "
                                  "(expected 'base64-token rank')") from None
+        if token in first_line:
+            raise TokenizerError(f"{path}:{number}: token {token!r} is listed twice "
+                                 f"(first on line {first_line[token]})")
+        first_line[token] = number
     if not ranks:
         raise TokenizerError(f"{path}: empty .tiktoken ranks file")
     return ranks
@@ -124,10 +166,15 @@ def load_ranks_file(path: Path, *, pattern: str | None, name: str | None = None)
         raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
     sha256 = hashlib.sha256(data).hexdigest()
     known_name, known_pattern = KNOWN_RANK_FILES.get(sha256, (None, None))
-    if pattern is not None:
-        pattern_name, pattern_regex = resolve_pattern(pattern)
-    elif known_pattern is not None:
+    if known_name is not None and known_pattern is not None:
+        # --pattern is for files of unknown origin: a recognised file keeps its own split
+        if pattern is not None and resolve_pattern(pattern)[1] != known_pattern:
+            warnings.warn(f"{path}: recognised as {known_name}, so --pattern {pattern} was ignored "
+                          f"(it applies only to .tiktoken files whose pattern is unknown)",
+                          FertilityWarning, stacklevel=2)
         pattern_name, pattern_regex = known_name, known_pattern
+    elif pattern is not None:
+        pattern_name, pattern_regex = resolve_pattern(pattern)
     else:
         raise TokenizerError(f"{path}: unknown .tiktoken file (sha256 {sha256[:12]}…), its split "
                              "pattern is not in the file: pass --pattern gpt2|cl100k|o200k|REGEX")
@@ -183,15 +230,19 @@ def load(reference: str, *, pattern: str | None = None) -> TiktokenTokenizer:
 def load_tekken(reference: str, *, pattern: str | None = None) -> TiktokenTokenizer:
     """Mistral's Tekken JSON: a tiktoken-style vocabulary whose first ids are special tokens.
 
-    Like mistral-common, keep `default_vocab_size - num_special` ranks; `pattern` is ignored.
+    As mistral-common's `Tekkenizer.from_file` does, keep the first `default_vocab_size -
+    default_num_special_tokens` ranks whatever the length of a `special_tokens` list (a shorter
+    list is padded with filler tokens there, so it never moves the offset); `pattern` is ignored.
     """
     path = Path(reference)
     try:
         data = json.loads(path.read_bytes())
         config = data["config"]
-        num_special = len(data["special_tokens"]) if "special_tokens" in data else \
-            int(config["default_num_special_tokens"])
+        num_special = int(config["default_num_special_tokens"])
         inner = int(config.get("default_vocab_size", config["num_vocab_tokens"])) - num_special
+        if inner <= 0 or inner > len(data["vocab"]):
+            raise ValueError(f"default_vocab_size - default_num_special_tokens = {inner}, "
+                             f"but the vocab holds {len(data['vocab'])} tokens")
         ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"]
                  for entry in data["vocab"][:inner]}
         split = config["pattern"]
