@@ -155,14 +155,14 @@ class AuditResult:
                  (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})).items()}
                 for row in self.to_frame(by=by).to_dict(orient="records")]
         payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
-                                   "signature_short": self.signature.short(), "by": by,
-                                   "reference": self.reference, "rows": rows,
-                                   "balance": {t: balance_json(self.counts_for(t), self.reference)
-                                               for t in self.tokenizers}}
-        if self.vocabularies:
-            payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
+                                   "signature_short": self.signature.short(), "by": by, "rows": rows}
         if self.has_findings if findings is None else findings:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
+        # added by issue 11, after the keys older readers know
+        payload["reference"] = self.reference
+        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
+        if self.vocabularies:
+            payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
         return payload
 
     @classmethod
