@@ -67,20 +67,21 @@ def _records(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{k: _clean(v) for k, v in row.items()} for row in rows]
 
 
-def _base(title: str, subtitle: str, values: list[dict], **rest: Any) -> dict[str, Any]:
+def _base(title: str, subtitle: str | list[str], values: list[dict], **rest: Any) -> dict[str, Any]:
     spec = {"$schema": SCHEMA, "title": {"text": title, "subtitle": subtitle, "anchor": "start"},
             "data": {"values": values}, "width": 560, **rest}
     return {k: v for k, v in spec.items() if v is not None}
 
 
 def _order(values: list[dict], field: str, *, descending: bool = True) -> list[str]:
-    """Labels sorted by `field` of the first series that has it (the sort every chart uses)."""
-    best: dict[str, float] = {}
+    """Labels sorted by the mean of `field` over the series that have it (the sort every chart
+    uses), so no one tokenizer, nor a baseline, decides the order alone."""
+    seen: dict[str, list[float]] = {}
     for row in values:
-        value = row.get(field)
-        if value is not None and row["label"] not in best:
-            best[row["label"]] = value
-    ordered = sorted(best, key=lambda k: best[k], reverse=descending)
+        if row.get(field) is not None:
+            seen.setdefault(row["label"], []).append(row[field])
+    mean = {k: sum(v) / len(v) for k, v in seen.items()}
+    ordered = sorted(mean, key=lambda k: mean[k], reverse=descending)
     return ordered + sorted({row["label"] for row in values} - set(ordered))
 
 
@@ -118,8 +119,8 @@ def premium(rows: Sequence[Mapping[str, Any]], reference: str) -> dict[str, Any]
     y, offset = _y(_order(values, "premium")), {"field": "tokenizer", "type": "nominal"}
     color = {"field": "tokenizer", "type": "nominal", "title": "tokenizer"}
     return _base(f"Token premium against {reference}",
-                 "tokens for the same content, 1 = as cheap as the reference; bars: 95% bootstrap "
-                 "interval over documents; black tick: byte premium (the encoding's share)", values,
+                 ["tokens for the same content, 1 = as cheap as the reference; bars: 95% bootstrap interval",
+                  "over documents; black tick: byte premium (the part the UTF-8 encoding explains)"], values,
                  height=_height(series), layer=[
                      {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}},
                      {"mark": {"type": "rule"}, "encoding": {
@@ -186,8 +187,8 @@ def ceiling(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     y, offset = _y(_order(values, "chars_per_pretoken")), {"field": "tokenizer", "type": "nominal"}
     color = {"field": "tokenizer", "type": "nominal", "title": "tokenizer"}
     return _base("Pre-tokenizer ceiling against achieved chars/token",
-                 "bar: chars/token achieved; black tick: chars per pre-token, the most any vocabulary "
-                 "could reach", values, height=_height(series), layer=[
+                 ["bar: chars/token achieved; black tick: chars per pre-token,",
+                  "the most any vocabulary could reach"], values, height=_height(series), layer=[
                      {"mark": {"type": "bar", "tooltip": True}, "encoding": {
                          "y": y, "yOffset": offset, "color": color,
                          "x": {"field": "chars_per_token", "type": "quantitative", "title": "characters"}}},
