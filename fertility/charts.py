@@ -91,7 +91,7 @@ def _y(order: list[str]) -> dict[str, Any]:
 
 
 def _height(series: int) -> dict[str, int]:
-    return {"step": max(16, 11 * series)}
+    return {"step": max(14, 8 * series)}
 
 
 def chars_per_token(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ explains and how much the vocabulary adds.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 
@@ -34,7 +35,7 @@ def premium_split(counts: Mapping[str, Counts], reference: str) -> dict[str, dic
     token = premiums(dict(counts), reference).values
     byte = byte_premiums(counts, reference)
     return {lang: {"premium": token[lang], "byte_premium": byte[lang],
-                   "tokenizer_premium": ratio(token[lang], byte[lang]) if byte[lang] else math.nan}
+                   "tokenizer_premium": token[lang] / byte[lang] if byte[lang] else math.nan}
             for lang in counts}
 
 
@@ -57,7 +58,7 @@ def gini_of_lorenz(points: list[tuple[float, float]]) -> float:
     difference form for the same values."""
     if len(points) < 2:
         return math.nan
-    area = sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in zip(points, points[1:]))
+    area = sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(points))
     return 1 - 2 * area
 
 

@@ -73,7 +73,7 @@ def bundle() -> str:
         import vl_convert
     except ImportError:
         raise UsageError(f"-f html needs vl-convert-python: {INSTALL_HINT}") from None
-    return vl_convert.javascript_bundle()
+    return vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;")
 
 
 def _script_json(value: Any) -> str:
@@ -159,8 +159,8 @@ def findings_section(findings) -> str:
 def _vocab_table(result) -> str:
     if not result.vocabularies:
         return ""
-    rows = ["<tr><th class='text'>tokenizer</th><th>entries</th><th class='text'>largest scripts</th>"
-            "<th>special</th><th>byte pieces</th><th>undecodable</th><th>unreachable</th></tr>"]
+    rows = [("<tr><th class='text'>tokenizer</th><th>entries</th><th class='text'>largest scripts</th>"
+             "<th>special</th><th>byte pieces</th><th>undecodable</th><th>unreachable</th></tr>")]
     for name, v in result.vocabularies.items():
         scripts = ", ".join(f"{s} {n:,}" for s, n in list(v.by_script.items())[:8])
         unreachable = "n/a" if v.n_unreachable is None else f"{v.n_unreachable:,}"
@@ -171,8 +171,8 @@ def _vocab_table(result) -> str:
 
 
 def _checks_table(checks) -> str:
-    rows = ["<tr><th class='text'>threshold</th><th class='text'>language</th><th>limit</th><th>measured</th>"
-            "<th class='text'>verdict</th></tr>"]
+    rows = [("<tr><th class='text'>threshold</th><th class='text'>language</th><th>limit</th><th>measured</th>"
+             "<th class='text'>verdict</th></tr>")]
     rows += [f"<tr><td class='text'>{html.escape(c.threshold)}</td><td class='text'>{html.escape(c.lang)}</td>"
              f"<td>{c.limit:.4g}</td><td>{c.measured:.4g}</td><td class='text'>{'pass' if c.passed else 'FAIL'}</td></tr>"
              for c in checks]

@@ -146,9 +146,8 @@ class AuditResult:
     def to_dict(self, *, by: str = "lang", findings: bool | None = None) -> dict[str, Any]:
         """The audit JSON (`fertility audit -f json`): findings only when they were looked for
         (`findings`: whether to write them; None: when the result was diagnosed)."""
-        from .version import __version__
-
         from .metrics import balance_json, premium_split
+        from .version import __version__
 
         split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
