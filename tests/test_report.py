@@ -450,3 +450,24 @@ def test_retrain_html_shows_before_and_after(tmp_path):
     specs = json.loads(result.stdout.split("const FERTILITY_SPECS = ")[1].split(";\n")[0])
     drawn = {v["when"].split(":")[0] for v in specs["before-after"]["data"]["values"]}
     assert drawn == {"before", "after"}
+
+
+def test_table_shows_metric_columns_it_does_not_know(live):
+    """The hook for metrics a later phase adds to the frame (e.g. single-token word share):
+    any extra column is shown, after the known ones."""
+    from fertility.report import language_rows
+
+    rows = [{**row, "single_token_word_share": 0.25} for row in language_rows(live.result)]
+    drawn = report_html.table(rows)
+    assert "single token word share" in drawn.split("</thead>")[0]
+    assert drawn.count("<td class=\"ratio\">0.250</td>") == len(rows)
+
+
+def test_without_vl_convert_html_is_one_clear_line(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "vl_convert", None)  # as if the report extra were not installed
+    result = run("audit", "-q", "-t", "bytes", "-f", "html", "-o", tmp_path / "r.html", pair_corpus(tmp_path / "c"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("fertility: error: -f html needs vl-convert-python: install the report extra")
+    assert not (tmp_path / "r.html").exists()
