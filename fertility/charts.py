@@ -91,7 +91,8 @@ def _y(order: list[str]) -> dict[str, Any]:
 
 
 def _height(series: int) -> dict[str, int]:
-    return {"step": max(14, 8 * series)}
+    """Band height: with an offset channel Vega-Lite's step is per series, not per language."""
+    return {"step": 9 if series > 1 else 18}
 
 
 def chars_per_token(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -246,10 +247,11 @@ def vocabulary(allocations: Mapping[str, Mapping[str, Any]], *, top: int = 12) -
     return _base("Vocabulary by script", "entries per Unicode script of their letters (Zyyy: digits, "
                  "punctuation, spaces)", _records(values), height={"step": 28},
                  mark={"type": "bar", "tooltip": True},
-                 encoding={"y": {"field": "tokenizer", "type": "nominal", "title": None},
+                 encoding={"y": {"field": "tokenizer", "type": "nominal", "title": None, "axis": {"labelLimit": 320}},
                            "x": {"field": "share", "type": "quantitative", "stack": "normalize",
                                  "axis": {"format": "%"}, "title": "share of the vocabulary"},
-                           "color": {"field": "script", "type": "nominal", "title": "script"},
+                           "color": {"field": "script", "type": "nominal", "title": "script",
+                                     "scale": {"scheme": "tableau20"}},
                            "order": {"field": "entries", "type": "quantitative", "sort": "descending"}})
 
 

@@ -52,7 +52,7 @@ body { font-family: %(font)s; margin: 2em auto; max-width: 1100px; color: #222; 
 h1 { font-size: 1.6em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 th, td { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: right; }
-th { background: #f4f4f4; position: sticky; top: 0; } td.text, th.text { text-align: left; }
+th { background: #f4f4f4; position: sticky; top: 0; } td.text, th.text { text-align: left; white-space: nowrap; }
 tr.all td { font-weight: bold; }
 .chart { margin: 1.5em 0; } .caption { color: #555; font-size: 0.9em; }
 .finding { margin: 0.8em 0; padding: 0.5em 0.8em; border-left: 4px solid #999; background: #fafafa; }
@@ -63,7 +63,7 @@ tr.all td { font-weight: bold; }
          background: #fff; }
 .cut { color: #c0392b; font-weight: bold; padding: 0 1px; } .more { color: #777; }
 footer { margin-top: 3em; font-size: 0.8em; color: #555; word-break: break-all; }
-code { font-size: 0.9em; }
+code { font-size: 0.9em; } .wide { overflow-x: auto; }
 """
 
 
@@ -110,7 +110,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             text = charts.label(row["lang"], row["script"]) if key == "lang" and row["lang"] != ALL else row.get(key)
             cells.append(f'<td class="{kind}">{_cell(text, kind)}</td>')
         body.append(f'<tr class="{"all" if row["lang"] == ALL else ""}">' + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f"<div class=\"wide\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
 
 
 _GRAPHEME = regex.compile(r"\X")

@@ -331,6 +331,26 @@ def test_page_renders_offline_in_headless_chromium(live, tmp_path):
     assert orange > 1000 and blue > 1000
 
 
+@pytest.mark.slow
+def test_flores_devtest_report_renders_every_chart_offline(tmp_path):
+    """Issue 11's "done when": the whole FLORES devtest (23 languages) audited by three real
+    tokenizers with a --mix, as one page under 3 MB, every chart drawn in headless Chromium."""
+    chromium()  # skip early, before a minute of auditing, when there is no browser
+    spm = mistral_file("mistral_instruct_tokenizer_240323.model.v3")
+    out = tmp_path / "flores.html"
+    result = run("audit", "-q", "-t", CL100K, "-t", real_file("gpt2.tiktoken"), "-t", spm, "--mix",
+                 "ben_Beng=0.7,eng_Latn=0.3", shared("flores200", "devtest"), "-f", "html", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size < 3_000_000
+    dom = browse(out, tmp_path, "--dump-dom").stdout
+    assert 'data-charts="done"' in dom
+    for chart_id in ("chars-per-token", "premium", "lorenz", "budget", "ceiling", "vocabulary"):
+        block = dom.split(f'id="chart-{chart_id}"')[1].split('class="caption"')[0]
+        assert "role-mark" in block, chart_id
+    bars = dom.split('id="chart-chars-per-token"')[1].split('class="caption"')[0]
+    assert bars.count('aria-roledescription="bar"') == 23 * 3
+
+
 # --- figures for papers --------------------------------------------------------------------------
 
 def test_figures_write_svg_and_png_and_bengali_is_set_in_its_font(live, tmp_path):
