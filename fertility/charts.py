@@ -119,9 +119,12 @@ def premium(rows: Sequence[Mapping[str, Any]], reference: str) -> dict[str, Any]
     series = len({v["tokenizer"] for v in values})
     y, offset = _y(_order(values, "premium")), {"field": "tokenizer", "type": "nominal"}
     color = {"field": "tokenizer", "type": "nominal", "title": "tokenizer"}
+    intervals = any(v["ci_low"] is not None for v in values)
     return _base(f"Token premium against {reference}",
-                 ["tokens for the same content, 1 = as cheap as the reference; bars: 95% bootstrap interval",
-                  "over documents; black tick: byte premium (the part the UTF-8 encoding explains)"], values,
+                 ["tokens for the same content, 1 = as cheap as the reference" + (
+                     "; bars: 95% bootstrap interval" if intervals else " (saved audit: no intervals)"),
+                  ("over documents; " if intervals else "") + "black tick: byte premium (the part the UTF-8 "
+                  "encoding explains)"], values,
                  height=_height(series), layer=[
                      {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}},
                      {"mark": {"type": "rule"}, "encoding": {

@@ -491,3 +491,24 @@ def test_without_vl_convert_html_is_one_clear_line(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.startswith("fertility: error: -f html needs vl-convert-python: install the report extra")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_help_loads_no_report_module():
+    """`fertility --help` stays fast: the chart bundle and the report modules load only for html."""
+    import sys
+
+    code = ("import sys; from click.testing import CliRunner; from fertility.cli import cli; "
+            "assert CliRunner().invoke(cli, ['--help']).exit_code == 0; "
+            "print(sorted(m for m in sys.modules if m in ('vl_convert', 'fertility.report_html', 'fertility.charts', "
+            "'fertility.vocab')))")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_saved_audit_premium_chart_says_it_has_no_intervals(tmp_path):
+    corpus = pair_corpus(tmp_path / "c")
+    assert run("audit", "-q", "-t", CL100K, "-f", "json", "-o", tmp_path / "a.json", corpus).exit_code == 0
+    spec = charts_of(saved_report([tmp_path / "a.json"]))["premium"]
+    assert all(v["ci_low"] is None for v in values(spec))
+    assert "no intervals" in spec["title"]["subtitle"][0]
