@@ -66,5 +66,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, corpus)
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds) if diagnose else []
+    from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(corpus.scripts),
-                       counts=counts, findings=tuple(findings), evidence=evidence)
+                       counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
+                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {})

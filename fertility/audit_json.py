@@ -105,8 +105,29 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     findings = ()
     if "findings" in data:
         findings = _findings(_need(data, "findings", list, "top level"), names)
+    reference = data.get("reference", "eng_Latn")
+    if not isinstance(reference, str):
+        raise Invalid("reference is not a string")
     return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
-               counts=counts, findings=findings, diagnosed="findings" in data)
+               counts=counts, findings=findings, diagnosed="findings" in data, reference=reference,
+               vocabularies=_vocabularies(data.get("vocabulary", {}), names))
+
+
+def _vocabularies(data: Any, names: tuple[str, ...]) -> dict:
+    """The optional `vocabulary` section."""
+    from .vocab import VocabAllocation
+
+    if not isinstance(data, dict):
+        raise Invalid("vocabulary is not an object")
+    out = {}
+    for name, entry in data.items():
+        if name not in names:
+            raise Invalid(f"vocabulary: tokenizer {name!r} is not in the signature")
+        try:
+            out[name] = VocabAllocation.from_dict(entry)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise Invalid(f"vocabulary of {name}: {type(err).__name__} {err}") from None
+    return out
 
 
 def _check_ratios(row: dict, expected: dict, where: str) -> None:

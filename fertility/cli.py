@@ -185,6 +185,16 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
     """
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
+    if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
+        from .report import audit_for_report
+        from .report_html import bundle, page
+        bundle()  # vl-convert-python is there, before the work
+        with progress_bars(not quiet) as progress:
+            built = audit_for_report(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
+                                     doc_mode="file" if per_file else "line", pattern=pattern, progress=progress,
+                                     diagnose=findings, reference=reference, mix=parse_mix(mix) if mix else None)
+        write_or_echo(page(built), output, force)
+        return
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern,
@@ -265,6 +275,11 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
                          show_progress=not quiet and console.is_terminal)
     console.print(retrain_summary(result), markup=False)
     report = retrain_report(result, compare_with=compare_with, held_out=list(held_out), reference=reference)
+    if fmt == "html":
+        from .report import retrain_report as before_after
+        from .report_html import page
+        write_or_echo(page(before_after(report.after)), None, False)
+        return
     emit(fmt, None, False, result=report.after, findings=True)
 
 
@@ -291,9 +306,15 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         print_comparison(console, comparison, width=console.width)
         return
-    text = {"json": render_compare.to_json, "csv": render_compare.to_csv,
-            "markdown": render_compare.to_markdown, "table": render_compare.to_text}[fmt](comparison)
+    text = {"json": render_compare.to_json, "csv": render_compare.to_csv, "markdown": render_compare.to_markdown,
+            "table": render_compare.to_text, "html": _compare_html}[fmt](comparison)
     write_or_echo(text, output, force)
+
+
+def _compare_html(comparison) -> str:
+    from .report import comparison_report
+    from .report_html import page
+    return page(comparison_report(comparison))
 
 
 def _limits(text: str | None, option: str) -> dict[str, float] | None:
@@ -321,8 +342,12 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--junit", type=click.Path(path_type=Path), help="Write JUnit XML: one test per threshold.")
 @click.option("--summary", type=click.Path(path_type=Path),
               help="Append a markdown summary here (default: $GITHUB_STEP_SUMMARY when set).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "html"]), default="table", show_default=True,
+              help="html: the checks with the audit's charts, as one self-contained page.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the table or page here (`-`: stdout).")
+@click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
-          max_unknown_share, baseline, max_regression, reference, junit, summary):
+          max_unknown_share, baseline, max_regression, reference, junit, summary, fmt, output, force):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
 
     Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
@@ -333,6 +358,10 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     check_append_target(target, option="--summary")  # both reports' places, before the audit
     check_output_file(junit, force=True, option="--junit")
+    output = output_target(output, force=force)
+    if fmt == "html":
+        from .report_html import bundle
+        bundle()  # vl-convert-python is there, before the audit
     path = config_path or find_config(Path.cwd())
     table, source = {}, "options"
     if path is not None:
@@ -350,7 +379,14 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
     report = run_gate(config)
-    render.print_gate(Console(), report.checks)
+    if fmt == "html":
+        from .report import gate_report
+        from .report_html import page
+        write_or_echo(page(gate_report(report)), output, force)
+    elif output is not None:
+        write_or_echo(render.gate_text(report.checks), output, force)
+    else:
+        render.print_gate(Console(), report.checks)
     if target is not None:
         try:
             with open(target, "a", encoding="utf-8") as handle:
@@ -361,6 +397,34 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
         write_output(junit, report.junit(), force=True)
     if not report.passed:
         raise _Failure(report.verdict(), EXIT_THRESHOLD_FAILED)
+
+
+@cli.command()
+@click.argument("audits", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the page here (`-`: stdout).")
+@click.option("--force", is_flag=True, help="Overwrite --output (and the figures in --figures) if they exist.")
+@click.option("--mix", metavar="LANG=SHARE,...", help="Content shares of your data mix, for the budget chart.")
+@click.option("--figures", type=click.Path(path_type=Path), metavar="DIR",
+              help="Also write each chart as SVG and PNG into this folder, for papers.")
+def report(audits, output, force, mix, figures):
+    """One self-contained HTML page from saved audits (`fertility audit -f json`).
+
+    Two audits of the same corpus (one tokenizer each) are also compared, as `fertility
+    compare A.json B.json` does. The page needs no network: scripts and data are inline.
+    """
+    from .report import saved_report
+    from .report_html import bundle, check_figures, figure_files, page
+    from .report_html import figures as write_figures
+
+    output = output_target(output, force=force)
+    bundle()
+    built = saved_report(list(audits), mix=parse_mix(mix) if mix else None)
+    if figures is not None:
+        check_figures(figures, figure_files(built), force=force)
+    write_or_echo(page(built), output, force)
+    if figures is not None:
+        written = write_figures(built, figures, force=force)
+        click.echo(f"wrote {len(written)} figures to {figures}", err=True)
 
 
 def write_or_echo(text: str, output: Path | None, force: bool) -> None:
@@ -379,12 +443,19 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
         return
     text = {
+        "html": lambda: _audit_html(result),
         "json": lambda: render.to_json(result, by=by, findings=findings),
         "csv": lambda: render.to_csv(result.to_frame(by=by)),
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
     }[fmt]()
     write_or_echo(text, output, force)
+
+
+def _audit_html(result) -> str:
+    from .report import Report
+    from .report_html import page
+    return page(Report("fertility audit", result))
 
 
 def main() -> None:

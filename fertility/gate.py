@@ -17,7 +17,7 @@ from .audit import audit
 from .balance import premiums
 from .compare import check_comparable, load_one
 from .errors import UsageError
-from .results import Counts, ratio, ratios
+from .results import AuditResult, Counts, ratio, ratios
 from .signature import Signature
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
@@ -151,6 +151,7 @@ class GateReport:
     checks: tuple[Check, ...]
     signature: Signature
     source: str = "options"
+    result: AuditResult | None = None  # the audit behind the checks (for `check -f html`)
     failed: tuple[Check, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -177,16 +178,20 @@ def run(config: GateConfig) -> GateReport:
     """Audit, check every threshold (and the baseline), refuse a gate with nothing to check."""
     if config.baseline:  # a broken baseline is found before the audit, not after it
         load_one(Path(config.baseline))
-    checks, signature = run_gate(config)
+    audited: list[AuditResult] = []
+    checks, signature = run_gate(config, keep=audited)
     if not checks:
         raise UsageError(f"{config.source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
-    return GateReport(tuple(checks), signature, config.source)
+    return GateReport(tuple(checks), signature, config.source, result=audited[0] if audited else None)
 
 
-def run_gate(config: GateConfig) -> tuple[list[Check], Signature]:
-    """Audit the tokenizer and check every threshold; returns the checks and the audit signature."""
+def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Check], Signature]:
+    """Audit the tokenizer and check every threshold; returns the checks and the audit signature
+    (and appends the audit to `keep`, when given)."""
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, diagnose=False, reference=config.reference)
+    if keep is not None:
+        keep.append(result)
     name = result.tokenizers[0]
     counts = result.counts_for(name)
     limits = config.limits or {}

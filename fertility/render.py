@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .results import AuditResult
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "csv", "markdown", "html")
 
 # column -> (header, kind) for human-facing formats
 _DISPLAY = {
@@ -242,3 +242,10 @@ def print_gate(console: Console, checks) -> None:
     print_unclipped(console, shown)
     if dropped:
         console.print(dropped_note(dropped), style="dim", markup=False)
+
+
+def gate_text(checks) -> str:
+    """The gate table as plain text, every column (for `check -o FILE`)."""
+    console = Console(file=io.StringIO(), width=100, no_color=True, force_terminal=False)
+    print_gate(console, checks)
+    return console.file.getvalue()  # type: ignore[attr-defined]

@@ -93,6 +93,8 @@ class AuditResult:
     findings: tuple = field(default=())  # diagnose.Finding, most severe first
     evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
     diagnosed: bool | None = None  # None: diagnosed when there is evidence
+    reference: str = "eng_Latn"  # the language premiums (token and byte) are measured against
+    vocabularies: dict = field(default_factory=dict)  # tokenizer -> vocab.VocabAllocation, when measured
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
@@ -113,7 +115,8 @@ class AuditResult:
                            scripts=dict(self.scripts),
                            counts={k: v for k, v in self.counts.items() if k[0] == tokenizer},
                            findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
-                           diagnosed=self.has_findings)
+                           diagnosed=self.has_findings, reference=self.reference,
+                           vocabularies={k: v for k, v in self.vocabularies.items() if k == tokenizer})
 
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
@@ -143,14 +146,22 @@ class AuditResult:
     def to_dict(self, *, by: str = "lang", findings: bool | None = None) -> dict[str, Any]:
         """The audit JSON (`fertility audit -f json`): findings only when they were looked for
         (`findings`: whether to write them; None: when the result was diagnosed)."""
+        from .metrics import balance_json, premium_split
         from .version import __version__
 
-        rows = [{k: json_value(v) for k, v in row.items()}
+        split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
+        rows = [{k: json_value(v) for k, v in
+                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})).items()}
                 for row in self.to_frame(by=by).to_dict(orient="records")]
         payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
                                    "signature_short": self.signature.short(), "by": by, "rows": rows}
         if self.has_findings if findings is None else findings:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
+        # added by issue 11, after the keys older readers know
+        payload["reference"] = self.reference
+        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
+        if self.vocabularies:
+            payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
         return payload
 
     @classmethod
