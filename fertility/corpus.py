@@ -170,3 +170,97 @@ def _sample(documents: list[Document], lang: str, limit: int = 200) -> list[Docu
             if len(out) == limit:
                 break
     return out
+
+
+class CorpusStream:
+    """Read a corpus one line at a time, without holding it: `documents()` yields them in the
+    order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash, files
+    and scripts as `read_corpus`, no documents kept)."""
+
+    SCRIPT_SAMPLE_CHARS = 1 << 20  # script detection looks at 200 documents, at most this much
+
+    def __init__(self, paths: list[Path], *, doc_mode: str = "line"):
+        if doc_mode not in DOC_MODES:
+            raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
+        self.paths, self.doc_mode = [Path(p) for p in paths], doc_mode
+        self.files: list[str] = []
+        self.n_documents = 0
+        self._digest = hashlib.sha256()
+        self._declared: dict[str, str | None] = {}
+        self._samples: dict[str, list[str]] = {}
+        self._sampled_chars: dict[str, int] = {}
+
+    def total_bytes(self) -> int | None:
+        """Size of every corpus file, for progress; None when one is a pipe."""
+        total = 0
+        for root in self.paths:
+            for file in find_files(root):
+                if not file.is_file():
+                    return None
+                total += file.stat().st_size
+        return total
+
+    def _lines(self, file: Path):
+        """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
+        file_digest = hashlib.sha256()
+        try:
+            handle = file.open("rb")
+        except OSError as err:
+            raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+        with handle:
+            try:
+                for number, raw in enumerate(handle, start=1):
+                    file_digest.update(raw)
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        if file.is_file():  # the whole file once, for the error's line and column
+                            decode_strict(file, file.read_bytes())
+                        decode_strict(file, raw)  # a pipe: the column within its line
+                        raise
+                    if number == 1:
+                        line = line.removeprefix("\ufeff")
+                    line = line.removesuffix("\n").removesuffix("\r")
+                    if line.strip():
+                        yield number, line
+            except OSError as err:
+                raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+        self._file_sha256 = file_digest.hexdigest()
+
+    def documents(self):
+        for root in self.paths:
+            for file in find_files(root):
+                lang, script = language_of(file, root)
+                found = False
+                if self.doc_mode == "file":
+                    lines = list(self._lines(file))
+                    if lines:
+                        found = True
+                        yield self._document(Document(lang, " ".join(l for _, l in lines), str(file), lines[0][0]))
+                else:
+                    for number, line in self._lines(file):
+                        found = True
+                        yield self._document(Document(lang, line, str(file), number))
+                if not found:
+                    raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
+                self._declared.setdefault(lang, script)
+                self.files.append(str(file))
+                self._digest.update(f"{lang}\0{self._file_sha256}\0".encode())
+
+    def _document(self, doc: Document) -> Document:
+        self.n_documents += 1
+        sample = self._samples.setdefault(doc.lang, [])
+        if len(sample) < 200 and self._sampled_chars.get(doc.lang, 0) < self.SCRIPT_SAMPLE_CHARS:
+            sample.append(doc.text[:self.SCRIPT_SAMPLE_CHARS])
+            self._sampled_chars[doc.lang] = self._sampled_chars.get(doc.lang, 0) + len(sample[-1])
+        return doc
+
+    def corpus(self) -> Corpus:
+        """What was read, once `documents()` is exhausted (its `documents` tuple is empty)."""
+        if not self.n_documents:
+            raise CorpusError(f"{', '.join(map(str, self.paths))}: no documents found")
+        digest = self._digest.copy()
+        digest.update(self.doc_mode.encode())
+        scripts = {lang: script or detect_script(" ".join(self._samples.get(lang, [])))
+                   for lang, script in self._declared.items()}
+        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import regex
 
@@ -41,11 +42,16 @@ class CutExample:
 
 
 MAX_EXAMPLE_CHARS = 24  # a whole Chinese sentence is one "word": too long to show
+MAX_EXAMPLE_PIECES = 14  # findings shorten an example of more pieces with …
+
+
+def too_long(n_chars: int, n_pieces: int) -> bool:
+    return n_chars > MAX_EXAMPLE_CHARS or n_pieces > MAX_EXAMPLE_PIECES
 
 
 def example_rank(example: CutExample) -> tuple:
-    """Most cuts first among words short enough to read; then alphabetical for stable output."""
-    return (len(example.word) > MAX_EXAMPLE_CHARS, -example.n_cuts, example.word)
+    """Most cuts first among words short enough to read whole; then alphabetical for stable output."""
+    return (too_long(len(example.word), len(example.pieces)), -example.n_cuts, example.word)
 
 
 def grapheme_starts(text: str) -> set[int]:
@@ -83,7 +89,7 @@ def word_examples(text: str, boundaries: list[int], cuts: list[int], *,
             continue
         inner = boundaries[bisect.bisect_right(boundaries, start):bisect.bisect_left(boundaries, end)]
         edges = [start, *inner, end]
-        out.append(CutExample(word.group(), tuple(text[a:b] for a, b in zip(edges, edges[1:])), n_cuts))
+        out.append(CutExample(word.group(), tuple(text[a:b] for a, b in pairwise(edges)), n_cuts))
         if len(out) >= limit:
             break
     return out

@@ -142,3 +142,39 @@ def segmenter_info() -> dict[str, str]:
         "indic_conjunct_clusters": "yes" if conjunct_is_one else "no",
         "python_unicodedata": unicodedata.unidata_version,
     }
+
+
+@lru_cache(maxsize=1)
+def _whitespace_table() -> np.ndarray:
+    """Per BMP code point: does `\\s` (the `regex` module's, as `\\S+` words use) match it?
+    No whitespace is assigned above U+FFFF, so callers treat those as non-space."""
+    everything = "".join(map(chr, range(0x10000))).replace("\ud800", "")  # no lone surrogates
+    table = np.zeros(0x10000, dtype=bool)
+    table[[ord(m.group()) for m in regex.finditer(r"\s", everything)]] = True
+    return table
+
+
+def code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+
+
+def whitespace_mask(codes: np.ndarray) -> np.ndarray:
+    table = _whitespace_table()
+    return table[np.minimum(codes, 0xFFFF)] & (codes <= 0xFFFF)
+
+
+def cluster_continuations(texts: list[str]) -> np.ndarray:
+    """Indices (in the concatenation of `texts`) of the characters that do not start an
+    extended grapheme cluster: the one `\\X` pass over a batch, the costly part of a profile.
+
+    Texts are joined with NUL, a control character, which no cluster crosses (rule GB4/GB5).
+    """
+    joined = "\0".join(texts)
+    lengths = np.fromiter(map(len, _GRAPHEME.findall(joined)), dtype=np.int64)
+    starts = np.zeros(len(joined) + 1, dtype=bool)
+    starts[np.cumsum(lengths) - lengths] = True
+    starts[len(joined)] = True
+    keep = np.ones(len(joined) + 1, dtype=bool)
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    keep[(np.cumsum(sizes) + np.arange(len(texts)))[:-1]] = False  # the separators
+    return np.flatnonzero(~starts[keep])

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import tiktoken
 
 from ..errors import TokenizerError
 from ..patterns import CL100K, GPT2, O200K, resolve_pattern
-from . import Encoded, PreTokenizer
+from . import Encoded, PreTokenizer, Tokens
 from ._common import display_name, sha256_file, spans_from_lengths
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
@@ -74,12 +75,26 @@ class TiktokenTokenizer:
         return self._encoding
 
     def encode(self, texts: list[str]) -> list[Encoded]:
+        # a plain loop: encode_ordinary_batch builds a thread pool per call, three times slower
         out = []
-        for ids in self._encoding.encode_ordinary_batch(texts):
-            ids = np.asarray(ids, dtype=np.int64)
+        for text in texts:
+            ids = np.asarray(self._encoding.encode_ordinary(text), dtype=np.int64)
             starts, ends = spans_from_lengths(self._lengths[ids])
             out.append(Encoded(starts, ends, None, self._partial[ids]))
         return out
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        """Tokens tile the text, so byte spans are a running sum of per-id byte lengths."""
+        encode = self._encoding.encode_ordinary
+        per_text = [encode(text) for text in texts]
+        counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
+        ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
+        starts, ends = spans_from_lengths(self._lengths[ids])
+        return Tokens(counts, starts, ends, None, self._partial[ids])
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        encode = self._encoding.encode_ordinary
+        return [len(encode(text)) for text in texts]
 
     def pre_tokenizer(self) -> PreTokenizer:
         compiled = regex.compile(self.pattern)
