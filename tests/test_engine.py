@@ -324,3 +324,18 @@ def test_the_signature_names_the_sample_and_the_pieces():
     assert "findings_sample" not in plain.signature
 
 
+
+
+# --- grapheme boundaries without the segmenter where none is in doubt ---------------------------
+
+CLUSTER_ALPHABET = [*"ab .,1\t\r\n", *"কষমািী্ং", "\u09cd", "\u0600", "\u0301", "\u200d", "\u200c",
+                    *"👩👧🎉", "\U0001F3FD", "\U0001F1E7", "\U0001F1E9", *"한글", "\u1100", "\u1161",
+                    "\u11a8", "\x00", "\ufe0f", "©", "\u0e33", "ไ"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.text(alphabet=st.sampled_from(CLUSTER_ALPHABET), max_size=12), max_size=6))
+def test_cluster_shortcut_agrees_with_the_segmenter(texts):
+    from fertility.text import _segmented_continuations, cluster_continuations
+
+    assert cluster_continuations(texts).tolist() == _segmented_continuations(texts).tolist()
