@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import unicodedata
 from collections import Counter, deque
@@ -463,7 +464,12 @@ def _normalization(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chu
 _WORKER: dict = {}
 
 
+# fork where the platform has it (the tokenizers loaded here are inherited), else spawn
+START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
+
+
 def _worker_start(specs: list[str], pattern: str | None, evidence: bool, cache_folder: str | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once
         _WORKER["tokenizers"] = [load_tokenizer(spec, pattern=pattern) for spec in specs]
     _WORKER["evidence"], _WORKER["cache_folder"] = evidence, cache_folder
@@ -501,9 +507,9 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evide
     head = list(islice(chunks, 2))
     chunks = chain(head, chunks)
     total = ChunkResult()
-    can_fork = sys.platform.startswith("linux")
+    can_fork = START_METHOD == "fork"
     if jobs > 1 and len(head) > 1 and not observe and (can_fork or (specs is not None and all(specs))):
-        context = multiprocessing.get_context("fork" if can_fork else "spawn")
+        context = multiprocessing.get_context(START_METHOD)
         _WORKER["tokenizers"] = list(tokenizers) if can_fork else None
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
@@ -526,8 +532,9 @@ def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str],
 
     folder = str(cache.folder) if cache.folder is not None else None
     total = ChunkResult()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
-                             initargs=(specs, pattern, evidence, folder)) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
+                               initargs=(specs, pattern, evidence, folder))
+    try:
         pending: deque = deque()
         for chunk in chunks:  # at most two chunks per worker in flight: memory stays flat
             pending.append(pool.submit(_worker_chunk, chunk))
@@ -535,6 +542,10 @@ def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str],
                 total = _take(total, pending.popleft().result(), advance)
         while pending:
             total = _take(total, pending.popleft().result(), advance)
+    except BaseException:  # an error in a chunk, a bad line read here, Ctrl-C: stop the rest
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return total
 
 

@@ -339,3 +339,26 @@ def test_cluster_shortcut_agrees_with_the_segmenter(texts):
     from fertility.text import _segmented_continuations, cluster_continuations
 
     assert cluster_continuations(texts).tolist() == _segmented_continuations(texts).tolist()
+
+
+def test_spawned_workers_load_tokenizers_by_spec(monkeypatch):
+    """Where fork is unavailable, workers are spawned and load each tokenizer from its spec."""
+    from fertility import engine
+
+    files = [shared("flores200", "devtest", f"{lang}.txt") for lang in ("ben_Beng", "eng_Latn")]
+    serial = fertility.audit(["tiktoken:cl100k_base"], files, jobs=1, cache=False, chunk_bytes=100_000)
+    monkeypatch.setattr(engine, "START_METHOD", "spawn")
+    spawned = fertility.audit(["tiktoken:cl100k_base"], files, jobs=2, cache=False, chunk_bytes=100_000)
+    assert spawned.counts == serial.counts and spawned.findings == serial.findings
+
+
+def test_a_bad_line_late_in_the_corpus_stops_the_workers_with_one_clear_line(tmp_path):
+    lines = shared("flores200", "devtest", "eng_Latn.txt").read_bytes()
+    (tmp_path / "eng_Latn.txt").write_bytes(lines * 3 + b"fine\nbad \xff byte\n")
+    done = subprocess.run([sys.executable, "-m", "fertility", "audit", str(tmp_path), "-t", "bytes",
+                           "--jobs", "2", "--no-cache"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("fertility: error: ") and done.stderr.count("\n") == 1, done.stderr
+    line = 3 * lines.count(b"\n") + 2
+    assert f"eng_Latn.txt:{line}:5: not valid UTF-8" in done.stderr
