@@ -67,23 +67,27 @@ def _next_cut_point(text: str, position: int) -> int:
 def pieces(text: str, *, max_bytes: int = PIECE_BYTES) -> list[str]:
     """`text` cut before whitespace into pieces of at most `max_bytes` UTF-8 bytes; a stretch
     with no whitespace to cut at is left longer rather than cut inside a word."""
+    return list(iter_pieces(text, max_bytes=max_bytes))
+
+
+def iter_pieces(text: str, *, max_bytes: int = PIECE_BYTES) -> Iterator[str]:
+    """The pieces one at a time, so that a long document is not held twice."""
     if len(text) * 4 <= max_bytes or len(text.encode("utf-8")) <= max_bytes:
-        return [text]
-    out = []
+        yield text
+        return
     start, n = 0, len(text)
     while start < n:
         end = min(start + max_bytes, n)  # a character is at least one byte
         while len(text[start:end].encode("utf-8")) > max_bytes:
             end = start + max(1, (end - start) * 3 // 4)
         if end == n:
-            out.append(text[start:])
-            break
+            yield text[start:]
+            return
         cut = _cut_point(text, start, end)
         if cut == start:  # no whitespace within the limit: the next one after it
             cut = _next_cut_point(text, end)
-        out.append(text[start:cut])
+        yield text[start:cut]
         start = cut
-    return out
 
 
 def chunked(documents: Iterable[Document], *, chunk_bytes: int = CHUNK_BYTES,
@@ -97,7 +101,7 @@ def chunked(documents: Iterable[Document], *, chunk_bytes: int = CHUNK_BYTES,
     size = 0
     index = 0
     for number, doc in enumerate(documents):
-        for k, piece in enumerate(pieces(doc.text, max_bytes=piece_bytes) if piece_bytes else [doc.text]):
+        for k, piece in enumerate(iter_pieces(doc.text, max_bytes=piece_bytes) if piece_bytes else [doc.text]):
             n_bytes = len(piece.encode("utf-8"))
             before = sampled_bytes.get(doc.lang, 0)
             sampled.append(before < sample_bytes)
