@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import unicodedata
+import weakref
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -120,13 +121,17 @@ def _token_counts(tokenizer: Tokenizer, texts: list[str]) -> list[int]:
     return list(counter(texts)) if counter is not None else [len(e.starts) for e in tokenizer.encode(texts)]
 
 
-_PRE_TOKENIZERS: dict[int, object] = {}
+_PRE_TOKENIZERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _pre_tokenizer(tokenizer: Tokenizer):
-    if id(tokenizer) not in _PRE_TOKENIZERS:
-        _PRE_TOKENIZERS[id(tokenizer)] = (tokenizer, tokenizer.pre_tokenizer())
-    return _PRE_TOKENIZERS[id(tokenizer)][1]  # type: ignore[index]
+    """A tokenizer's pre-tokenizer, built once per process (HF parses its JSON for it)."""
+    try:
+        if tokenizer not in _PRE_TOKENIZERS:
+            _PRE_TOKENIZERS[tokenizer] = tokenizer.pre_tokenizer()
+        return _PRE_TOKENIZERS[tokenizer]
+    except TypeError:  # not weakly referenceable: build it each time
+        return tokenizer.pre_tokenizer()
 
 
 class _Sums:
@@ -470,6 +475,7 @@ START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 def _worker_start(specs: list[str], pattern: str | None, evidence: bool, cache_folder: str | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # the workers are the parallelism
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once
         _WORKER["tokenizers"] = [load_tokenizer(spec, pattern=pattern) for spec in specs]
     _WORKER["evidence"], _WORKER["cache_folder"] = evidence, cache_folder
