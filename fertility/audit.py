@@ -10,13 +10,14 @@ from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
 from .corpus import Corpus, CorpusStream
 from .diagnose import Thresholds
 from .diagnose import diagnose as judge
-from .engine import Observer, default_jobs, run
+from .engine import Observer
 from .errors import UsageError
 from .evidence import assemble
 from .profiles import ProfileCache, cache_dir
 from .results import AuditResult
 from .samples import samples_dir
 from .signature import build_signature
+from .workers import default_jobs, run
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .backends import Tokenizer
-from .engine import ChunkResult, example_order
+from .chunk_evidence import example_order
+from .engine import ChunkResult
 from .normalization import NormalizationCounts
 from .pretokens import CutExample, PretokenCounts
 

@@ -2,7 +2,7 @@
 
 A token boundary inside an extended grapheme cluster splits what a reader sees as one
 letter (a consonant from its vowel sign, a conjunct, an emoji sequence). Counting them is in
-engine.py, which also picks the worst words to show; here we spell out a text's tokens.
+engine.py, and chunk_evidence.py picks the worst words to show; here we spell out a text's tokens.
 """
 
 from __future__ import annotations

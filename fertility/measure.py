@@ -12,9 +12,10 @@ import numpy as np
 
 from .backends import Encoded, Tokenizer
 from .corpus import Document
-from .engine import Observer, run
+from .engine import Observer
 from .results import Counts
 from .text import TextProfile
+from .workers import run
 
 __all__ = ["Observer", "count", "cut_boundaries", "flagged_chars", "split_words", "tokens_per_word"]
 

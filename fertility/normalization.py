@@ -1,6 +1,6 @@
 """Normalization sensitivity: how counts move under NFC and NFKC, and why.
 
-Measured on the findings sample (engine.py: the first SAMPLE_BYTES of each language).
+Measured on the findings sample (chunk_evidence.py: the first chunks.SAMPLE_BYTES of each language).
 
 fertility never normalizes before counting; this tells a user what it would change. Bengali
 precomposed nukta letters (ড় ঢ় য়, U+09DC/09DD/09DF) are composition exclusions: NFC

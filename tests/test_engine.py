@@ -343,11 +343,11 @@ def test_cluster_shortcut_agrees_with_the_segmenter(texts):
 
 def test_spawned_workers_load_tokenizers_by_spec(monkeypatch):
     """Where fork is unavailable, workers are spawned and load each tokenizer from its spec."""
-    from fertility import engine
+    from fertility import workers
 
     files = [shared("flores200", "devtest", f"{lang}.txt") for lang in ("ben_Beng", "eng_Latn")]
     serial = fertility.audit(["tiktoken:cl100k_base"], files, jobs=1, cache=False, chunk_bytes=100_000)
-    monkeypatch.setattr(engine, "START_METHOD", "spawn")
+    monkeypatch.setattr(workers, "START_METHOD", "spawn")
     spawned = fertility.audit(["tiktoken:cl100k_base"], files, jobs=2, cache=False, chunk_bytes=100_000)
     assert spawned.counts == serial.counts and spawned.findings == serial.findings
 
