@@ -101,7 +101,7 @@ def offenders(result: ChunkResult, t: int, langs: list[str], lang_of_doc: np.nda
         counter[char] += amount
 
 
-def _contenders(keys: np.ndarray, words: list[str] | None = None) -> np.ndarray:
+def _contenders(keys: np.ndarray) -> np.ndarray:
     """Indices (into `keys`) of the candidates that can reach the best MAX_EXAMPLES distinct
     words, ranking by `keys` first (lower is better) and the word second: whole key levels,
     from the best, until they hold MAX_EXAMPLES candidates (distinctness is settled later)."""
@@ -146,7 +146,7 @@ def token_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkProfile
                - np.searchsorted(prof.char_starts, prof.word_starts[words]))
     first = np.searchsorted(ends_sorted, prof.word_starts, side="right")
     last = np.searchsorted(starts_sorted, prof.word_ends, side="left")
-    # example_rank: words shown whole first, then most cuts (then the word: _offer and _trim)
+    # example_rank: words shown whole first, then most cuts (then the word: offer and trim)
     hidden = (n_chars > MAX_EXAMPLE_CHARS) | (last[words] - first[words] > MAX_EXAMPLE_PIECES)
     keys = hidden.astype(np.int64) * (1 << 40) - n_cuts[words]
     lang_of_word = np.array([chunk.langs[d] for d in prof.word_doc[words].tolist()])
@@ -236,12 +236,12 @@ def _pretoken_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkPro
                 - np.searchsorted(inner, word_first[words], side="right") + 1)
     hidden = (lengths > MAX_EXAMPLE_CHARS) | (n_pieces > MAX_EXAMPLE_PIECES)
     keys = hidden.astype(np.int64) * (1 << 40) - n_cuts[words]
-    joined = None
-    for lang in dict.fromkeys(chunk.langs[d] for d in prof.word_doc[words].tolist()):
-        mine = np.flatnonzero(np.array([chunk.langs[d] == lang for d in prof.word_doc[words].tolist()]))
-        chosen = _widen(mine, keys, lambda w: (int(word_first[w]), int(word_last[w])), words)
+    joined = "".join(chunk.texts)
+    lang_of_word = [chunk.langs[d] for d in prof.word_doc[words].tolist()]
+    for lang in dict.fromkeys(lang_of_word):
+        mine = np.flatnonzero(np.array([found == lang for found in lang_of_word]))
+        chosen = _widen(mine, keys, lambda w: joined[int(word_first[w]):int(word_last[w])], words)
         pool = result.pretoken_pool.setdefault((t, lang), {})
-        joined = joined if joined is not None else "".join(chunk.texts)
         for w in words[chosen].tolist():
             a, b = int(word_first[w]), int(word_last[w])
             edges = [a, *inner[np.searchsorted(inner, a, side="right"):np.searchsorted(inner, b, side="left")].tolist(), b]
