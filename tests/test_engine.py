@@ -364,3 +364,21 @@ def test_a_bad_line_late_in_the_corpus_stops_the_workers_with_one_clear_line(tmp
     assert done.stderr.startswith("fertility: error: ") and done.stderr.count("\n") == 1, done.stderr
     line = 3 * lines.count(b"\n") + 2
     assert f"eng_Latn.txt:{line}:5: not valid UTF-8" in done.stderr
+
+
+def test_the_bar_on_a_terminal_shows_bytes_speed_and_time_left(monkeypatch, tmp_path):
+    import io
+
+    from click.testing import CliRunner
+    from rich.console import Console
+
+    from fertility import cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "stderr_console", lambda: Console(file=screen, force_terminal=True, width=150))
+    path = long_line(tmp_path, 3)
+    result = CliRunner().invoke(cli.cli, ["audit", str(path), "-t", "bytes", "--no-findings", "--no-cache",
+                                          "-f", "csv", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    shown = screen.getvalue()
+    assert "auditing with bytes" in shown and "MiB" in shown and "/s" in shown, shown[-500:]
