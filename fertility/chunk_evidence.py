@@ -66,6 +66,12 @@ def _token_counts(tokenizer: Tokenizer, texts: list[str]) -> list[int]:
 _PRE_TOKENIZERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def prepare(tokenizer: Tokenizer, *, evidence: bool) -> None:
+    """Build a tokenizer's pre-tokenizer now, if findings need it (before workers fork)."""
+    if evidence:
+        _pre_tokenizer(tokenizer)
+
+
 def _pre_tokenizer(tokenizer: Tokenizer):
     """A tokenizer's pre-tokenizer, built once per process (HF parses its JSON for it)."""
     try:

@@ -180,6 +180,12 @@ def _boundary_tables() -> tuple[np.ndarray, np.ndarray]:
     return sure, table(r"\p{Grapheme_Cluster_Break=Prepend}")
 
 
+def prepare_tables() -> None:
+    """Build the lookup tables now (before worker processes fork, so each inherits them)."""
+    _whitespace_table()
+    _boundary_tables()
+
+
 def cluster_continuations(texts: list[str]) -> np.ndarray:
     """Indices (in the concatenation of `texts`) of the characters that do not start an
     extended grapheme cluster. `\\X` runs only over the texts where some boundary is in

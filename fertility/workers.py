@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, islice
 from pathlib import Path
 
+from . import chunk_evidence, text
 from .backends import Tokenizer, load_tokenizer
 from .chunks import CHUNK_BYTES, PIECE_BYTES, Chunk, chunked
 from .corpus import Document
@@ -72,6 +73,10 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evide
     if jobs > 1 and len(head) > 1 and not observe and (can_fork or (specs is not None and all(specs))):
         context = multiprocessing.get_context(START_METHOD)
         _WORKER["tokenizers"] = list(tokenizers) if can_fork else None
+        if can_fork:  # built once here, inherited by every worker
+            text.prepare_tables()
+            for tokenizer in tokenizers:
+                chunk_evidence.prepare(tokenizer, evidence=evidence)
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
                                   pattern, evidence, cache, advance)
