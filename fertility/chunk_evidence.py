@@ -150,8 +150,10 @@ def token_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkProfile
     words = words[rank_in_doc < WORDS_PER_DOCUMENT]
     n_chars = (np.searchsorted(prof.char_starts, prof.word_ends[words])
                - np.searchsorted(prof.char_starts, prof.word_starts[words]))
-    first = np.searchsorted(ends_sorted, prof.word_starts, side="right")
-    last = np.searchsorted(starts_sorted, prof.word_ends, side="left")
+    first = np.zeros(len(prof.word_starts), dtype=np.int64)
+    last = np.zeros(len(prof.word_starts), dtype=np.int64)
+    first[words] = np.searchsorted(ends_sorted, prof.word_starts[words], side="right")
+    last[words] = np.searchsorted(starts_sorted, prof.word_ends[words], side="left")
     # example_rank: words shown whole first, then most cuts (then the word: offer and trim)
     hidden = (n_chars > MAX_EXAMPLE_CHARS) | (last[words] - first[words] > MAX_EXAMPLE_PIECES)
     keys = hidden.astype(np.int64) * (1 << 40) - n_cuts[words]
@@ -226,14 +228,14 @@ def _pretoken_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkPro
                        cut_at: np.ndarray, doc_of: np.ndarray, docs: set[int]) -> None:
     if not len(cut_at):
         return
-    word_first = np.searchsorted(prof.char_starts, prof.word_starts)  # in characters
-    word_last = np.searchsorted(prof.char_starts, prof.word_ends)
+    candidates = np.flatnonzero(np.isin(prof.word_doc, np.array(sorted(docs))))
+    word_first = np.searchsorted(prof.char_starts, prof.word_starts[candidates])  # in characters
+    word_last = np.searchsorted(prof.char_starts, prof.word_ends[candidates])
     n_cuts = np.searchsorted(cut_at, word_last, side="left") - np.searchsorted(cut_at, word_first, side="right")
-    in_docs = np.isin(prof.word_doc, np.array(sorted(docs)))
-    words = np.flatnonzero((n_cuts > 0) & in_docs)
+    words = np.flatnonzero(n_cuts > 0)  # indices into the candidates
     if not len(words):
         return
-    word_docs = prof.word_doc[words]
+    word_docs = prof.word_doc[candidates[words]]
     group_start = np.flatnonzero(np.concatenate(([True], word_docs[1:] != word_docs[:-1])))
     rank_in_doc = np.arange(len(words)) - np.repeat(group_start, np.diff(np.append(group_start, len(words))))
     words = words[rank_in_doc < WORDS_PER_DOCUMENT]
@@ -243,7 +245,7 @@ def _pretoken_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkPro
     hidden = (lengths > MAX_EXAMPLE_CHARS) | (n_pieces > MAX_EXAMPLE_PIECES)
     keys = hidden.astype(np.int64) * (1 << 40) - n_cuts[words]
     joined = "".join(chunk.texts)
-    lang_of_word = [chunk.langs[d] for d in prof.word_doc[words].tolist()]
+    lang_of_word = [chunk.langs[d] for d in prof.word_doc[candidates[words]].tolist()]
     for lang in dict.fromkeys(lang_of_word):
         mine = np.flatnonzero(np.array([found == lang for found in lang_of_word]))
         chosen = _widen(mine, keys, lambda w: joined[int(word_first[w]):int(word_last[w])], words)
