@@ -12,7 +12,7 @@ import unicodedata
 import weakref
 from collections import Counter
 from functools import cache
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -200,7 +200,7 @@ def pretokens(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chunk, p
                 for example in word_examples(seen, boundaries, cuts, limit=WORDS_PER_DOCUMENT):
                     offer(pool, example)
             continue
-        flat = np.array(spans, dtype=np.int64).reshape(-1)
+        flat = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
         inner = np.unique(flat[(flat > 0) & (flat < len(text))]) + prof.char_base[i]
         bounds.append(inner)
         plain_docs.append(i)
