@@ -10,7 +10,7 @@ the same non-empty lines. Then peak RSS (ru_maxrss of the child, workers include
 
 Data: Bangla + English news from ../shared/corpora (mono/ben/news + mono/eng/news, about
 6.8 MB, 36k lines), written as ben_Beng.txt and eng_Latn.txt into a temporary folder.
-Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--quick]
+Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,hf] [--no-rss]
 """
 
 from __future__ import annotations
@@ -125,7 +125,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", default="2")
-    parser.add_argument("--quick", action="store_true", help="tiktoken only, no RSS runs")
+    parser.add_argument("--tokenizers", default="cl100k,spm,hf", help="which of cl100k,spm,hf to time")
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory runs")
+    parser.add_argument("--rss-only", action="store_true", help="only the peak-memory runs")
     options = parser.parse_args()
     import mistral_common
 
@@ -140,17 +142,20 @@ def main() -> None:
               f"--jobs {options.jobs}; {options.repeat} alternating pairs; {time.strftime('%H:%M UTC', time.gmtime())}")
         # the fastest HF raw call on this machine
         hf_raw = "hf-batch"
-        if hf_file.is_file():
+        if hf_file.is_file() and "hf" in options.tokenizers and not options.rss_only:
             loop_s = timed([sys.executable, "-c", RAW["hf-loop"], str(hf_file), *map(str, files)])[0]
             batch_s = timed([sys.executable, "-c", RAW["hf-batch"], str(hf_file), *map(str, files)])[0]
             hf_raw = "hf-loop" if loop_s < batch_s else "hf-batch"
-        cases = [("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)])]
-        if not options.quick:
+        wanted = set(options.tokenizers.split(",")) if not options.rss_only else set()
+        cases = []
+        if "cl100k" in wanted:
+            cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)]))
+        if "spm" in wanted:
             cases.append(("mistral v7 (spm)", [str(spm_model)],
                           [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)]))
-            if hf_file.is_file():
-                cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
-                              [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)]))
+        if "hf" in wanted and hf_file.is_file():
+            cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
+                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)]))
         print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}")
         for label, spec, raw in cases:
             tokenizer_args = [a for s in spec for a in ("-t", s)]
@@ -166,7 +171,7 @@ def main() -> None:
                 median, low, high, raw_s, audit_s = pairs(raw, command, options.repeat)
                 print(f"{label:34} {mode:26} {raw_s:6.2f} {audit_s:8.2f} {median:6.2f}x {low:5.2f}x {high:5.2f}x",
                       flush=True)
-        if options.quick:
+        if options.no_rss:
             return
         files8 = build_corpus(Path(tmp) / "x8", times=8)
         print("\npeak RSS (MB, ru_maxrss of the audit process or its largest worker), --no-cache:")
