@@ -14,8 +14,6 @@ from itertools import pairwise
 
 import regex
 
-from .backends import PreTokenizer
-from .corpus import Document
 from .results import Additive
 
 _GRAPHEME = regex.compile(r"\X")
@@ -93,22 +91,3 @@ def word_examples(text: str, boundaries: list[int], cuts: list[int], *,
         if len(out) >= limit:
             break
     return out
-
-
-def count_pretokens(pre_tokenizer: PreTokenizer, documents: Sequence[Document], *,
-                    max_examples: int = 5) -> tuple[dict[str, PretokenCounts], dict[str, list[CutExample]]]:
-    """Per language: pre-token counts, and the words with the most mark cuts as examples."""
-    totals: dict[str, PretokenCounts] = {}
-    examples: dict[str, dict[str, CutExample]] = {}
-    for doc in documents:
-        seen, spans = pre_tokenizer.split(doc.text)
-        counts, boundaries, cuts = analyse(seen, spans)
-        totals[doc.lang] = totals[doc.lang] + counts if doc.lang in totals else counts
-        if cuts:
-            pool = examples.setdefault(doc.lang, {})
-            if len(pool) < 200:
-                for example in word_examples(seen, boundaries, cuts):
-                    pool.setdefault(example.word, example)
-    worst = {lang: sorted(pool.values(), key=example_rank)[:max_examples]
-             for lang, pool in examples.items()}
-    return totals, worst
