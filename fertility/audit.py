@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from .backends import Tokenizer, load_tokenizer
 from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
@@ -80,8 +81,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                 specs=[t if isinstance(t, str) else None for t in tokenizers], pattern=pattern,
                 advance=advance, observe=watchers if watchers and any(watchers) else None,
                 chunk_bytes=chunk_bytes)
-    summary = stream.corpus() if stream is not None else corpus
-    assert isinstance(summary, Corpus)
+    summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
               if (t, lang) in total.counts}
