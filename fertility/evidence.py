@@ -2,19 +2,20 @@
 
 Kept apart from measure.py because it needs more than counts: the tokenizer's own
 pre-tokenizer, sample words, the characters behind unknown tokens, re-encoding under NFC/NFKC.
+Pre-tokens, normalization and token examples are measured on a sample (the first
+chunks.SAMPLE_BYTES of each language, in reading order); offenders on every document.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .backends import Tokenizer
-from .corpus import Document
-from .normalization import NormalizationCounts, normalization_counts
-from .pretokens import CutExample, PretokenCounts, count_pretokens
-from .results import Counts
+from .chunk_evidence import example_order
+from .engine import ChunkResult
+from .normalization import NormalizationCounts
+from .pretokens import CutExample, PretokenCounts
 
 Key = tuple[str, str]  # (tokenizer, language)
 
@@ -29,24 +30,25 @@ class Evidence:
     normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
 
 
-def gather(name: str, tokenizer: Tokenizer, documents: Sequence[Document],
-           counts: dict[str, Counts], offenders: dict[str, Counter],
-           token_examples: dict[str, list[CutExample]], into: Evidence) -> None:
-    """Add one tokenizer's evidence to `into` (its dicts are filled in place); `offenders` and
-    `token_examples` were collected while measure.count tokenized the corpus."""
-    pre = tokenizer.pre_tokenizer()
-    into.pre_tokenizers[name] = pre.name if pre is not None else None
-    if pre is not None:
-        totals, examples = count_pretokens(pre, documents)
-        for lang, value in totals.items():
-            into.pretokens[(name, lang)] = value
-        for lang, value in examples.items():
-            into.pretoken_examples[(name, lang)] = value
-    for lang, value in token_examples.items():
-        into.token_examples[(name, lang)] = value
-    for lang, counter in offenders.items():
-        if counter:
-            into.offenders[(name, lang)] = counter.most_common(5)
-    tokens = {lang: c.n_tokens for lang, c in counts.items()}
-    for lang, value in normalization_counts(tokenizer, documents, tokens).items():
-        into.normalization[(name, lang)] = value
+def assemble(names: Sequence[str], tokenizers: Sequence[Tokenizer], langs: Sequence[str],
+             total: ChunkResult) -> Evidence:
+    """The evidence of a whole run, from its merged chunk results, in tokenizer and language
+    order; examples best first, offenders most frequent first (ties by character)."""
+    into = Evidence()
+    for t, (name, tokenizer) in enumerate(zip(names, tokenizers)):
+        pre = tokenizer.pre_tokenizer()
+        into.pre_tokenizers[name] = pre.name if pre is not None else None
+        for lang in langs:
+            key = (t, lang)
+            if pre is not None and key in total.pretokens:
+                into.pretokens[(name, lang)] = total.pretokens[key]
+            if total.pretoken_pool.get(key):
+                into.pretoken_examples[(name, lang)] = sorted(total.pretoken_pool[key].values(), key=example_order)
+            if total.token_pool.get(key):
+                into.token_examples[(name, lang)] = sorted(total.token_pool[key].values(), key=example_order)
+            if total.offenders.get(key):
+                ranked = sorted(total.offenders[key].items(), key=lambda item: (-item[1], item[0]))
+                into.offenders[(name, lang)] = ranked[:5]
+            if key in total.normalization:
+                into.normalization[(name, lang)] = total.normalization[key]
+    return into

@@ -1,25 +1,23 @@
-"""count(tokenizer, documents) -> additive Counts per language. Pure: no pandas, no printing."""
+"""count(tokenizer, documents) -> additive Counts per language. Pure: no pandas, no printing.
+
+The counting itself is in engine.py (vectorized over chunks); here the per-text forms.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from .backends import Encoded, Tokenizer
 from .corpus import Document
+from .engine import Observer
 from .results import Counts
-from .text import TextProfile, profile
+from .text import TextProfile
+from .workers import run
 
-BATCH = 512
-Observer = Callable[[int, TextProfile, Encoded], None]
-
-
-def profile_documents(documents: Sequence[Document]) -> list[TextProfile]:
-    """Unit counts of every document; they do not depend on the tokenizer, so compute them once."""
-    return [profile(doc.text) for doc in documents]
-
+__all__ = ["Observer", "count", "cut_boundaries", "flagged_chars", "split_words", "tokens_per_word"]
 
 def _on(points: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Which positions are among the sorted `points`."""
@@ -47,8 +45,9 @@ def cut_boundaries(profile_: TextProfile, encoded: Encoded) -> np.ndarray:
     """Per boundary between consecutive tokens: does it fall inside a grapheme cluster?
 
     A boundary cuts when the two tokens overlap (two byte tokens sharing one character's
-    span), when either side is off a cluster start, or between byte-fallback pieces of which
-    one has zero width (SentencePiece gives all but the last piece of a character no width).
+    span), when either side is off a cluster start, or after a zero-width byte-fallback piece
+    (not a character's last byte). The engine (engine.measure_chunk) computes the same for a
+    whole chunk at once; this per-text form serves `show` and tests.
     """
     starts, ends = encoded.starts, encoded.ends
     if len(starts) < 2:
@@ -58,7 +57,7 @@ def cut_boundaries(profile_: TextProfile, encoded: Encoded) -> np.ndarray:
         | ~_on(profile_.grapheme_starts, right_start)
     if encoded.byte_fallback is not None:
         zero = starts == ends
-        cut |= encoded.byte_fallback[:-1] & encoded.byte_fallback[1:] & (zero[:-1] | zero[1:])
+        cut |= encoded.byte_fallback[:-1] & zero[:-1]
     return cut
 
 
@@ -77,36 +76,12 @@ def flagged_chars(text: str, profile_: TextProfile, encoded: Encoded) -> Counter
     return Counter(text[i] for i in chars if i < len(text) and not text[i].isspace())
 
 
-def count(tokenizer: Tokenizer, documents: Sequence[Document], *,
-          profiles: Sequence[TextProfile] | None = None,
-          advance: Callable[[int], None] | None = None,
-          offenders: dict[str, Counter] | None = None,
-          observe: Observer | None = None) -> dict[str, Counts]:
-    """Counts per language of `documents` under `tokenizer`, in first-seen language order.
-
-    Pass `offenders` to collect, per language, the characters behind unknown and byte tokens;
-    `observe(index, profile, encoded)` sees every document's tokens (compare uses it).
-    """
-    if profiles is None:
-        profiles = profile_documents(documents)
-    totals: dict[str, Counts] = {}
-    for first in range(0, len(documents), BATCH):
-        batch = documents[first:first + BATCH]
-        encoded_batch = tokenizer.encode([doc.text for doc in batch])
-        for offset, (doc, prof, encoded) in enumerate(zip(batch, profiles[first:first + BATCH], encoded_batch)):
-            if observe is not None:
-                observe(first + offset, prof, encoded)
-            cuts = cut_boundaries(prof, encoded)
-            counts = Counts(
-                n_docs=1, n_bytes=prof.n_bytes, n_chars=prof.n_chars, n_graphemes=prof.n_graphemes,
-                n_words=prof.n_words, n_tokens=len(encoded.starts),
-                n_split_words=split_words(prof, encoded.starts, encoded.ends),
-                n_unknown_tokens=int(encoded.unknown.sum()) if encoded.unknown is not None else 0,
-                n_byte_tokens=int(encoded.byte_fallback.sum()) if encoded.byte_fallback is not None else 0,
-                n_boundaries=len(cuts), n_cut_boundaries=int(cuts.sum()))
-            totals[doc.lang] = totals[doc.lang] + counts if doc.lang in totals else counts
-            if offenders is not None:
-                offenders.setdefault(doc.lang, Counter()).update(flagged_chars(doc.text, prof, encoded))
-        if advance is not None:
-            advance(len(batch))
-    return totals
+def count(tokenizer: Tokenizer, documents: Iterable[Document], *,
+          advance: Callable[[int], None] | None = None) -> dict[str, Counts]:
+    """Counts per language of `documents` under `tokenizer`, in first-seen language order;
+    `advance(n_bytes)` after each chunk."""
+    total = run([tokenizer], documents, evidence=False, advance=advance)
+    out: dict[str, Counts] = {}
+    for (_, lang), counts in total.counts.items():
+        out[lang] = counts
+    return out

@@ -10,11 +10,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import regex
 
-from .backends import PreTokenizer
-from .corpus import Document
 from .results import Additive
 
 _GRAPHEME = regex.compile(r"\X")
@@ -41,11 +40,16 @@ class CutExample:
 
 
 MAX_EXAMPLE_CHARS = 24  # a whole Chinese sentence is one "word": too long to show
+MAX_EXAMPLE_PIECES = 14  # findings shorten an example of more pieces with …
+
+
+def too_long(n_chars: int, n_pieces: int) -> bool:
+    return n_chars > MAX_EXAMPLE_CHARS or n_pieces > MAX_EXAMPLE_PIECES
 
 
 def example_rank(example: CutExample) -> tuple:
-    """Most cuts first among words short enough to read; then alphabetical for stable output."""
-    return (len(example.word) > MAX_EXAMPLE_CHARS, -example.n_cuts, example.word)
+    """Most cuts first among words short enough to read whole; then alphabetical for stable output."""
+    return (too_long(len(example.word), len(example.pieces)), -example.n_cuts, example.word)
 
 
 def grapheme_starts(text: str) -> set[int]:
@@ -83,26 +87,7 @@ def word_examples(text: str, boundaries: list[int], cuts: list[int], *,
             continue
         inner = boundaries[bisect.bisect_right(boundaries, start):bisect.bisect_left(boundaries, end)]
         edges = [start, *inner, end]
-        out.append(CutExample(word.group(), tuple(text[a:b] for a, b in zip(edges, edges[1:])), n_cuts))
+        out.append(CutExample(word.group(), tuple(text[a:b] for a, b in pairwise(edges)), n_cuts))
         if len(out) >= limit:
             break
     return out
-
-
-def count_pretokens(pre_tokenizer: PreTokenizer, documents: Sequence[Document], *,
-                    max_examples: int = 5) -> tuple[dict[str, PretokenCounts], dict[str, list[CutExample]]]:
-    """Per language: pre-token counts, and the words with the most mark cuts as examples."""
-    totals: dict[str, PretokenCounts] = {}
-    examples: dict[str, dict[str, CutExample]] = {}
-    for doc in documents:
-        seen, spans = pre_tokenizer.split(doc.text)
-        counts, boundaries, cuts = analyse(seen, spans)
-        totals[doc.lang] = totals[doc.lang] + counts if doc.lang in totals else counts
-        if cuts:
-            pool = examples.setdefault(doc.lang, {})
-            if len(pool) < 200:
-                for example in word_examples(seen, boundaries, cuts):
-                    pool.setdefault(example.word, example)
-    worst = {lang: sorted(pool.values(), key=example_rank)[:max_examples]
-             for lang, pool in examples.items()}
-    return totals, worst

@@ -137,8 +137,10 @@ def _replace(signature: Signature, **changes: Any) -> Signature:
     return replace(signature, **changes)
 
 
-def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus, **extra: Any) -> Signature:
-    """`extra` settings (e.g. a sample size) go after the known ones, before the version."""
+def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus, *,
+                    n_documents: int | None = None, **extra: Any) -> Signature:
+    """`extra` settings (e.g. a sample size) go after the known ones, before the version;
+    `n_documents` counts a streamed corpus, whose documents were not kept."""
     from .text import segmenter_info
     seg = segmenter_info()
     return Signature(
@@ -147,7 +149,7 @@ def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus, 
             "sha256": corpus.sha256,
             "files": len(corpus.files),
             "languages": len(corpus.scripts),
-            "documents": len(corpus.documents),
+            "documents": len(corpus.documents) if n_documents is None else n_documents,
         },
         doc_mode=corpus.doc_mode,
         normalization="none",

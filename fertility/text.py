@@ -142,3 +142,83 @@ def segmenter_info() -> dict[str, str]:
         "indic_conjunct_clusters": "yes" if conjunct_is_one else "no",
         "python_unicodedata": unicodedata.unidata_version,
     }
+
+
+@lru_cache(maxsize=1)
+def _whitespace_table() -> np.ndarray:
+    """Per BMP code point: does `\\s` (the `regex` module's, as `\\S+` words use) match it?
+    No whitespace is assigned above U+FFFF, so callers treat those as non-space."""
+    everything = "".join(map(chr, range(0x10000))).replace("\ud800", "")  # no lone surrogates
+    table = np.zeros(0x10000, dtype=bool)
+    table[[ord(m.group()) for m in regex.finditer(r"\s", everything)]] = True
+    return table
+
+
+def code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+
+
+def whitespace_mask(codes: np.ndarray) -> np.ndarray:
+    table = _whitespace_table()
+    return table[np.minimum(codes, 0xFFFF)] & (codes <= 0xFFFF)
+
+
+@lru_cache(maxsize=1)
+def _boundary_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per BMP code point: (a cluster surely starts at it, whatever precedes it unless that is
+    a Prepend character; it is a Prepend character). "Surely": its Grapheme_Cluster_Break is
+    Other and it is neither Extended_Pictographic nor an Indic conjunct consonant, so no rule
+    from GB3 to GB13 can join it to the character before, except GB9b (after Prepend)."""
+    everything = "".join(map(chr, range(0x10000))).replace("\ud800", "")
+
+    def table(pattern: str) -> np.ndarray:
+        out = np.zeros(0x10000, dtype=bool)
+        out[[ord(m.group()) for m in regex.finditer(pattern, everything)]] = True
+        return out
+    sure = table(r"\p{Grapheme_Cluster_Break=Other}") & ~table(r"\p{Extended_Pictographic}") \
+        & ~table(r"\p{InCB=Consonant}")
+    return sure, table(r"\p{Grapheme_Cluster_Break=Prepend}")
+
+
+def prepare_tables() -> None:
+    """Build the lookup tables now (before worker processes fork, so each inherits them)."""
+    _whitespace_table()
+    _boundary_tables()
+
+
+def cluster_continuations(texts: list[str]) -> np.ndarray:
+    """Indices (in the concatenation of `texts`) of the characters that do not start an
+    extended grapheme cluster. `\\X` runs only over the texts where some boundary is in
+    doubt (a mark, a conjunct, an emoji, a control...): plain text needs no segmenter."""
+    codes = code_points("".join(texts))
+    sure_table, prepend_table = _boundary_tables()
+    bmp = codes <= 0xFFFF
+    clipped = np.minimum(codes, 0xFFFF)
+    doubt = ~(sure_table[clipped] & bmp)
+    doubt[1:] |= prepend_table[clipped[:-1]] & bmp[:-1]
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    bases = np.cumsum(sizes) - sizes
+    doubt_before = np.concatenate(([0], np.cumsum(doubt)))
+    # a text's first character always starts a cluster: only doubts after it matter
+    in_doubt = np.flatnonzero((doubt_before[bases + sizes] - doubt_before[np.minimum(bases + 1, bases + sizes)]) > 0)
+    if not len(in_doubt):
+        return np.zeros(0, dtype=np.int64)
+    found = _segmented_continuations([texts[i] for i in in_doubt.tolist()])
+    sub_sizes = sizes[in_doubt]
+    sub_bases = np.cumsum(sub_sizes) - sub_sizes
+    which = np.searchsorted(sub_bases, found, side="right") - 1
+    return found - sub_bases[which] + bases[in_doubt][which]
+
+
+def _segmented_continuations(texts: list[str]) -> np.ndarray:
+    """The same by the segmenter: texts joined with NUL, a control character, which no
+    cluster crosses (rules GB4/GB5)."""
+    joined = "\0".join(texts)
+    lengths = np.fromiter(map(len, _GRAPHEME.findall(joined)), dtype=np.int64)
+    starts = np.zeros(len(joined) + 1, dtype=bool)
+    starts[np.cumsum(lengths) - lengths] = True
+    starts[len(joined)] = True
+    keep = np.ones(len(joined) + 1, dtype=bool)
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    keep[(np.cumsum(sizes) + np.arange(len(texts)))[:-1]] = False  # the separators
+    return np.flatnonzero(~starts[keep])

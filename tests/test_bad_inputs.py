@@ -382,7 +382,31 @@ OPTION_CASES: list[Case] = [
 
 
 # --- the engine: long documents, progress, jobs ----------------------------------------------
+def cache_dir_is_a_file(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    (tmp / "not-a-folder").write_text("a user's file, not a cache\n", encoding="utf-8")
+
+
+def one_long_line(tmp: Path, *, spaces: bool) -> None:
+    (tmp / "corpus").mkdir()
+    words = ("নদীর বাজার ভোরে খোলে। The river market opens at dawn. " * 40_000) if spaces \
+        else "নদীরবাজারভোরেখোলে।" * 60_000
+    (tmp / "corpus" / "ben_Beng.txt").write_text(words + "\n", encoding="utf-8")
+
+
 ENGINE_CASES: list[Case] = [
+    Case("jobs-zero", ("audit", "corpus", "-t", "bytes", "--jobs", "0"), 2, "Usage:", setup=tiny_corpus),
+    Case("jobs-not-a-number", ("audit", "corpus", "-t", "bytes", "--jobs", "many"), 2, "Usage:",
+         setup=tiny_corpus),
+    # an unusable cache folder only costs time: the audit runs and the file is left alone
+    Case("cache-dir-is-a-file", ("audit", "corpus", "-t", "bytes", "-f", "csv"), 0, "",
+         setup=cache_dir_is_a_file, env={"FERTILITY_CACHE_DIR": "not-a-folder"}),
+    # one 3 MB line: measured in pieces cut at spaces, with findings, on two workers
+    Case("one-long-line", ("audit", "corpus", "-t", "tiktoken:cl100k_base", "-f", "csv", "--jobs", "2"), 0, "",
+         setup=lambda tmp: one_long_line(tmp, spaces=True)),
+    # one 3 MB line with no whitespace to cut at: measured whole
+    Case("one-long-word", ("audit", "corpus", "-t", "bytes", "-f", "csv", "--no-findings"), 0, "",
+         setup=lambda tmp: one_long_line(tmp, spaces=False)),
 ]
 
 

@@ -41,6 +41,21 @@ class Encoded(NamedTuple):
     byte_fallback: np.ndarray | None = None  # bool per token: raw bytes, not whole characters
 
 
+class Tokens(NamedTuple):
+    """The tokens of a batch of texts, laid end to end: spans in the texts' concatenation.
+
+    `counts[i]` tokens belong to text i, in order. Spans are UTF-8 byte offsets, or character
+    offsets when `in_chars` (the engine converts them with the character table it already has).
+    """
+
+    counts: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    unknown: np.ndarray | None = None
+    byte_fallback: np.ndarray | None = None
+    in_chars: bool = False
+
+
 class PreTokenizer(NamedTuple):
     """A tokenizer's own pre-tokenization: no merge can cross the pieces it cuts."""
 

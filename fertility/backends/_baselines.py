@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..text import char_to_byte_offsets, graphemes, segmenter_info
-from . import Encoded
+from . import Encoded, Tokens
 
 
 class _Baseline:
@@ -32,6 +32,11 @@ class Bytes(_Baseline):
             out.append(Encoded(starts, starts + 1))
         return out
 
+    def encode_many(self, texts: list[str]) -> Tokens:
+        sizes = [len(text.encode("utf-8")) for text in texts]
+        starts = np.arange(sum(sizes), dtype=np.int64)
+        return Tokens(np.array(sizes, dtype=np.int64).reshape(-1), starts, starts + 1)
+
 
 class Chars(_Baseline):
     name = unit = "chars"
@@ -42,6 +47,11 @@ class Chars(_Baseline):
             offsets = char_to_byte_offsets(text)
             out.append(Encoded(offsets[:-1], offsets[1:]))
         return out
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        starts = np.arange(sum(map(len, texts)), dtype=np.int64)
+        return Tokens(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), starts, starts + 1,
+                      in_chars=True)
 
 
 class Graphemes(_Baseline):

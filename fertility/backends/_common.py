@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import TokenizerError
 from ..text import char_to_byte_offsets
+from . import Encoded, Tokens
 
 _NOT_NATIVE = (KeyboardInterrupt, SystemExit, GeneratorExit)
 
@@ -82,3 +83,34 @@ def display_name(path: Path) -> str:
         if name not in _GENERIC_DIRS and not (len(name) == 40 and all(c in "0123456789abcdef" for c in name)):
             return name
     return path.name
+
+
+def byte_piece_spans(starts: np.ndarray, ends: np.ndarray, is_byte: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """SentencePiece reports the byte pieces of one character as [b, b) ... [b, b) [b, e):
+    give the k-th of them the k-th byte, [b+k, b+k+1), so that the boundaries between them
+    fall inside the character and the character's word overlaps them all (issue 8, item 8a)."""
+    if not is_byte.any():
+        return starts, ends
+    index = np.arange(len(starts))
+    zero_byte = is_byte & (starts == ends)
+    begins = is_byte & ~np.concatenate(([False], zero_byte[:-1]))
+    k = index - np.maximum.accumulate(np.where(begins, index, 0))
+    new_starts = np.where(is_byte, starts + k, starts)
+    return new_starts, np.where(is_byte, new_starts + 1, ends)
+
+
+def concatenate(encoded: list[Encoded], sizes: list[int]) -> Tokens:
+    """Per-text Encoded spans -> one Tokens in the texts' concatenation (`sizes` in bytes)."""
+    counts = np.fromiter((len(e.starts) for e in encoded), dtype=np.int64, count=len(encoded))
+    bases = np.repeat(np.cumsum(sizes, dtype=np.int64) - np.asarray(sizes, dtype=np.int64), counts)
+    empty = np.zeros(0, dtype=np.int64)
+
+    def joined(attribute: str) -> np.ndarray | None:
+        parts = [getattr(e, attribute) for e in encoded]
+        if all(p is None for p in parts):
+            return None
+        return np.concatenate([np.zeros(len(e.starts), dtype=bool) if p is None else p
+                               for e, p in zip(encoded, parts)]) if parts else np.zeros(0, dtype=bool)
+    starts = np.concatenate([e.starts for e in encoded]) if encoded else empty
+    ends = np.concatenate([e.ends for e in encoded]) if encoded else empty
+    return Tokens(counts, starts + bases, ends + bases, joined("unknown"), joined("byte_fallback"))

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import tokenizers
 
 from ..errors import TokenizerError
-from . import Encoded, PreTokenizer, Tokenizer
+from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
 
 # What a hub snapshot may hold instead of tokenizer.json, in the order we look for it:
@@ -113,6 +114,24 @@ class HFTokenizer:
             ids = np.asarray(enc.ids, dtype=np.int64)
             out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
         return out
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        """Character spans in the texts' concatenation; the engine turns them into bytes with
+        the character table its unit profile already holds."""
+        with native_errors(self.path):
+            encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        counts = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        total = int(counts.sum())
+        ids = np.fromiter(chain.from_iterable(e.ids for e in encodings), dtype=np.int64, count=total)
+        offsets = np.fromiter(chain.from_iterable(chain.from_iterable(e.offsets for e in encodings)),
+                              dtype=np.int64, count=2 * total).reshape(-1, 2)
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        offsets += np.repeat(np.cumsum(sizes) - sizes, counts)[:, None]
+        return Tokens(counts, offsets[:, 0], offsets[:, 1], self._unknown[ids], self._byte[ids], in_chars=True)
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        with native_errors(self.path):
+            return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
 
     def pre_tokenizer(self) -> PreTokenizer | None:
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer

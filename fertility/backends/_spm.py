@@ -6,14 +6,16 @@ which reports each piece's byte span in the original text.
 
 from __future__ import annotations
 
+from functools import cached_property
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import sentencepiece
 
 from ..errors import TokenizerError
-from . import Encoded
-from ._common import display_name, native_errors, sha256_file
+from . import Encoded, Tokens
+from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
 
 
 class SPMTokenizer:
@@ -36,7 +38,7 @@ class SPMTokenizer:
         return self._processor
 
     def encode(self, texts: list[str]) -> list[Encoded]:
-        """Byte-fallback pieces of one character: all but the last have zero width."""
+        """Byte spans from the proto output; byte-fallback pieces get one byte each."""
         out = []
         with native_errors(self.path):
             protos = self._processor.encode(texts, return_type="proto")
@@ -46,8 +48,53 @@ class SPMTokenizer:
             starts = np.fromiter((p.begin for p in pieces), dtype=np.int64, count=n)
             ends = np.fromiter((p.end for p in pieces), dtype=np.int64, count=n)
             ids = np.fromiter((p.id for p in pieces), dtype=np.int64, count=n)
+            starts, ends = byte_piece_spans(starts, ends, self._byte[ids])
             out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
         return out
+
+    @cached_property
+    def _piece_bytes(self) -> tuple[np.ndarray, bool] | None:
+        """Per id, the bytes of the original text a piece stands for, and whether a dummy
+        `▁` is prepended; None when the normalizer may rewrite text (then offsets are needed)."""
+        from sentencepiece import sentencepiece_model_pb2
+
+        model = sentencepiece_model_pb2.ModelProto()  # type: ignore[attr-defined]
+        model.ParseFromString(self._processor.serialized_model_proto())
+        spec = model.normalizer_spec
+        if spec.name != "identity" or spec.remove_extra_whitespaces or spec.precompiled_charsmap:
+            return None
+        size = self._processor.get_piece_size()
+        lengths = np.array([1 if self._byte[i] else
+                            len(self._processor.IdToPiece(i).replace("\u2581", " ").encode("utf-8"))
+                            for i in range(size)], dtype=np.int64)
+        return lengths, bool(spec.add_dummy_prefix)
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        """From ids and a per-id byte length table where the normalizer keeps the text as it is
+        (checked: every text's lengths must add up to its bytes), else from the proto offsets."""
+        table = self._piece_bytes
+        if table is not None:
+            with native_errors(self.path):
+                per_text = self._processor.encode(texts)
+            counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
+            ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
+            lengths = table[0][ids]
+            if table[1]:  # the dummy prefix `▁` of each text's first piece is not in the text
+                lengths[(np.cumsum(counts) - counts)[counts > 0]] -= 1
+            sizes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
+            bounds = np.zeros(len(ids) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=bounds[1:])
+            edges = np.zeros(len(texts) + 1, dtype=np.int64)
+            np.cumsum(counts, out=edges[1:])
+            unknown = self._unknown[ids]
+            if not unknown.any() and (lengths >= 0).all() and np.array_equal(np.diff(bounds[edges]), sizes):
+                return Tokens(counts, bounds[:-1], bounds[1:], unknown, self._byte[ids])
+        encoded = self.encode(texts)
+        return concatenate(encoded, [len(t.encode("utf-8")) for t in texts])
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        with native_errors(self.path):
+            return [len(ids) for ids in self._processor.encode(texts)]
 
     def pre_tokenizer(self) -> None:
         """SentencePiece has no pre-tokenizer: pieces may span any characters but spaces' rules."""

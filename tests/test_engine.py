@@ -1,0 +1,384 @@
+"""The audit engine: chunk results merge exactly, workers change nothing, the profile cache is
+trusted only when intact, long documents stay in bounded memory, SentencePiece byte pieces are
+counted right (issue 8, item 8a), and progress moves in bytes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+import regex
+import sentencepiece
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from real_files import mistral_file, real_file, shared
+
+import fertility
+from fertility import render
+from fertility.backends._common import concatenate
+from fertility.chunks import Chunk, chunked, pieces
+from fertility.corpus import CorpusStream, Document, read_corpus
+from fertility.engine import ChunkResult, measure_chunk
+from fertility.measure import count, cut_boundaries
+from fertility.profiles import ProfileCache
+from fertility.text import profile
+
+SPM_V3 = "mistral_instruct_tokenizer_240323.model.v3"
+SPM_V7 = "mistral_instruct_tokenizer_241114.model.v7"
+
+
+@cache
+def tokenizer(spec: str):
+    if spec == "spm":
+        return fertility.load_tokenizer(str(mistral_file(SPM_V3)))
+    if spec == "hf":
+        return fertility.load_tokenizer(str(real_file("minilm/tokenizer.json")))
+    if spec == "tekken":
+        return fertility.load_tokenizer(str(mistral_file("tekken_240911.json")))
+    return fertility.load_tokenizer(spec)
+
+
+BACKENDS = ["bytes", "chars", "graphemes", "tiktoken:cl100k_base", "spm", "hf", "tekken"]
+
+
+@cache
+def flores_documents(per_language: int = 12) -> list[Document]:
+    """A few real lines of several scripts, some with byte-fallback and unknown tokens."""
+    folder = shared("flores200", "devtest")
+    out = []
+    for lang in ("ben_Beng", "eng_Latn", "amh_Ethi", "zho_Hans", "hin_Deva"):
+        lines = (folder / f"{lang}.txt").read_text(encoding="utf-8").splitlines()[:per_language]
+        out += [Document(lang, line, lang, n) for n, line in enumerate(lines, 1)]
+    return out
+
+
+def one_chunk(documents: list[Document]) -> Chunk:
+    return next(chunked(documents, chunk_bytes=1 << 40))
+
+
+def split(chunk: Chunk, cuts: list[int]) -> list[Chunk]:
+    edges = [0, *sorted(set(cuts)), len(chunk.texts)]
+    return [Chunk(i, chunk.texts[a:b], chunk.langs[a:b], chunk.first_piece[a:b], chunk.sampled[a:b],
+                  chunk.doc_index[a:b]) for i, (a, b) in enumerate(pairwise(edges)) if b > a]
+
+
+# --- merge of any split == the whole ----------------------------------------------------------
+
+@pytest.mark.parametrize("spec", BACKENDS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_merging_any_split_gives_the_whole(spec, data):
+    tok = tokenizer(spec)
+    # the same badly cut word many times over: example pools must still keep five distinct words
+    repeated = [Document("ben_Beng", "বিশ্ববিদ্যালয়ের " * 8 + "x", "r", n) for n in range(6)]
+    documents = repeated[:3] + flores_documents() + repeated[3:]
+    whole_chunk = one_chunk(documents)
+    whole = measure_chunk(whole_chunk, [tok], evidence=True)
+    cuts = data.draw(st.lists(st.integers(1, len(documents) - 1), max_size=6))
+    parts = [measure_chunk(part, [tok], evidence=True) for part in split(whole_chunk, cuts)]
+    order = data.draw(st.permutations(range(len(parts))))
+    merged = ChunkResult()
+    for index in order:
+        merged = merged.merge(parts[index])
+    assert merged == whole
+    assert whole.counts  # something was measured
+    assert sum(c.n_docs for c in whole.counts.values()) == len(documents)
+
+
+@pytest.mark.parametrize("spec", BACKENDS)
+def test_chunk_counts_equal_text_by_text_counts(spec):
+    """The vectorized chunk equals measuring every text on its own (per-text arrays)."""
+    tok = tokenizer(spec)
+    documents = flores_documents(4)
+    together = count(tok, documents)
+    apart: dict = {}
+    for doc in documents:
+        single = count(tok, [doc])[doc.lang]
+        apart[doc.lang] = apart[doc.lang] + single if doc.lang in apart else single
+        encoded = tok.encode([doc.text])[0]
+        assert single.n_cut_boundaries == int(cut_boundaries(profile(doc.text), encoded).sum())
+        assert single.n_tokens == len(encoded.starts)
+    assert together == apart
+
+
+# --- workers ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", ["tiktoken:cl100k_base", "hf", "spm", "bytes", "graphemes"])
+def test_jobs_give_byte_identical_json(spec, tmp_path):
+    tok = tokenizer(spec)
+    corpus = shared("flores200", "devtest")
+    files = [corpus / f"{lang}.txt" for lang in ("ben_Beng", "eng_Latn", "amh_Ethi")]
+    outputs = []
+    for jobs in (1, 2):
+        result = fertility.audit([tok], files, jobs=jobs, cache=False, chunk_bytes=60_000)
+        outputs.append(render.to_json(result))
+    assert outputs[0] == outputs[1]
+    assert json.loads(outputs[0])  # a real audit came out
+
+
+def test_jobs_on_the_command_line(tmp_path):
+    corpus = shared("flores200", "devtest")
+    files = [str(corpus / f"{lang}.txt") for lang in ("ben_Beng", "eng_Latn")]
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run([sys.executable, "-m", "fertility", "audit", *files, "--jobs", jobs,
+                               "--no-cache", "-f", "json"], capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+
+
+# --- the unit-profile cache ---------------------------------------------------------------------
+
+def test_second_run_hits_the_cache_and_a_corrupt_entry_is_rewritten(tmp_path):
+    corpus = shared("flores200", "devtest")
+    files = [corpus / f"{lang}.txt" for lang in ("ben_Beng", "eng_Latn", "zho_Hans")]
+    tok = tokenizer("tiktoken:cl100k_base")
+
+    def run(jobs: int = 1):
+        cache = ProfileCache(tmp_path / "cache")
+        result = fertility.audit([tok], files, cache=cache, jobs=jobs, chunk_bytes=100_000)
+        return render.to_json(result), cache.stats
+
+    first, stats = run()
+    assert stats.hits == 0 and stats.misses > 0 and stats.rejected == 0
+    entries = sorted((tmp_path / "cache").rglob("*.npy"))
+    assert len(entries) == stats.misses
+    second, stats = run()
+    assert (stats.hits, stats.misses) == (len(entries), 0) and second == first
+    entries[0].write_bytes(entries[0].read_bytes()[:-3] + b"\x00\x01\x02")  # corrupt the payload
+    entries[1].write_bytes(b"")
+    third, stats = run(jobs=2)
+    assert stats.rejected == 2 and stats.hits == len(entries) - 2 and third == first
+    fourth, stats = run()
+    assert stats.hits == len(entries) and stats.rejected == 0 and fourth == first  # rewritten
+    assert not list((tmp_path / "cache").rglob(".tmp-*"))
+
+
+def test_cache_folder_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("FERTILITY_CACHE_DIR", str(tmp_path / "here"))
+    fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], diagnose=False)
+    assert list((tmp_path / "here").rglob("*.npy"))
+    monkeypatch.setenv("FERTILITY_CACHE_DIR", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("mine")
+    result = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], diagnose=False)
+    assert (tmp_path / "a-file").read_text() == "mine" and result.counts  # unusable cache: skipped
+
+
+# --- the streaming reader and pieces ------------------------------------------------------------
+
+def test_streamed_corpus_equals_the_read_corpus():
+    paths = [shared("flores200", "devtest"), shared("mono", "ben")]
+    for doc_mode in ("line", "file"):
+        read = read_corpus(paths, doc_mode=doc_mode)
+        stream = CorpusStream(paths, doc_mode=doc_mode)
+        assert tuple(stream.documents()) == read.documents
+        summary = stream.corpus()
+        assert (summary.sha256, summary.scripts, summary.files) == (read.sha256, read.scripts, read.files)
+        assert stream.n_documents == len(read.documents)
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.sampled_from(["আমি", "ভাত", "খাই", "a", "\u0600x", "e\u0301", "👩\u200d👧", "\t", "  "]),
+                      max_size=80), limit=st.integers(4, 40))
+def test_pieces_rebuild_the_text_and_cut_only_between_clusters(words, limit):
+    text = " ".join(words)
+    cut = pieces(text, max_bytes=limit)
+    assert "".join(cut) == text
+    position = 0
+    clusters = {m.start() for m in regex.finditer(r"\X", text)} | {len(text)}
+    for piece in cut[:-1]:
+        position += len(piece)
+        assert text[position] in " \t" and position in clusters
+    for piece in cut:
+        assert len(piece.encode()) <= limit or not regex.search(r"[ \t]", piece[1:])
+
+
+def long_line(tmp_path: Path, megabytes: int) -> Path:
+    lines = shared("flores200", "devtest", "ben_Beng.txt").read_text(encoding="utf-8").splitlines()
+    text = " ".join(lines)
+    repeat = megabytes * (1 << 20) // len(text.encode()) + 1
+    path = tmp_path / str(megabytes) / "ben_Beng.txt"
+    path.parent.mkdir()
+    path.write_text(" ".join([text] * repeat) + "\n", encoding="utf-8")
+    return path
+
+
+def peak_rss_mb(corpus: Path, *extra: str) -> tuple[float, dict]:
+    code = ("import resource, sys\nfrom fertility.cli import main\nsys.argv = ['fertility', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, "audit", str(corpus), "-t", "tiktoken:cl100k_base",
+                           "--jobs", "1", "--no-cache", "-f", "json", *extra],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return float(done.stderr.strip().splitlines()[-1]), json.loads(done.stdout)
+
+
+def test_a_long_single_line_stays_in_bounded_memory(tmp_path):
+    """Issue 8, item 10: a 20 MB line is measured in pieces; memory grows by about the line
+    itself (read and decoded once), not by the per-character arrays of the whole line."""
+    small, _ = peak_rss_mb(long_line(tmp_path, 2))
+    large, large_out = peak_rss_mb(long_line(tmp_path, 20))
+    assert large - small < 200, (small, large)  # 18 MB more text: the line, as bytes and as str
+    assert '"n_docs": 1,' in json.dumps(large_out) and '"n_bytes": 0' not in json.dumps(large_out)
+
+
+# --- SentencePiece byte fallback (issue 8, item 8a) ---------------------------------------------
+
+@cache
+def raw_spm(name: str) -> sentencepiece.SentencePieceProcessor:
+    return sentencepiece.SentencePieceProcessor(model_file=str(mistral_file(name)))
+
+
+def independent_spans(name: str, text: str) -> list[tuple[int, int]]:
+    """Byte spans from sentencepiece's own pieces decoded to bytes: a byte piece is one byte,
+    any other its text with ▁ as a space; the dummy prefix ▁ is not in the text."""
+    sp = raw_spm(name)
+    spans, position = [], 0
+    for index, i in enumerate(sp.encode(text)):
+        piece = sp.id_to_piece(i)
+        size = 1 if sp.is_byte(i) else len(piece.replace("\u2581", " ").encode())
+        if index == 0 and piece.startswith("\u2581"):
+            size -= 1
+        spans.append((position, position + size))
+        position += size
+    assert position == len(text.encode())
+    return spans
+
+
+def recount(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """(cut boundaries, split words) by plain loops over clusters and words."""
+    data_at = [0]
+    for ch in text:
+        data_at.append(data_at[-1] + len(ch.encode()))
+    cluster_starts = {data_at[m.start()] for m in regex.finditer(r"\X", text)} | {data_at[-1]}
+    cuts = sum(1 for (_, end), _next in pairwise(spans) if end not in cluster_starts)
+    split_words = 0
+    for m in regex.finditer(r"\S+", text):
+        ws, we = data_at[m.start()], data_at[m.end()]
+        if sum(1 for s, e in spans if s < we and e > ws) >= 2:
+            split_words += 1
+    return cuts, split_words
+
+
+def test_byte_fallback_cuts_and_split_words_by_hand():
+    tok = fertility.load_tokenizer(str(mistral_file(SPM_V3)))
+    both = count(tok, [Document("ben", "ওও", "x", 1)])["ben"]
+    assert both.n_cut_boundaries == 4  # two cuts inside each 3-byte letter, none between them
+    three = count(tok, [Document("ben", "ও ও ও", "x", 1)])["ben"]
+    assert three.n_split_words == 3  # each one-letter word is three byte pieces
+
+
+@pytest.mark.parametrize("name", [SPM_V3, SPM_V7])
+def test_byte_fallback_counts_match_an_independent_recount(name):
+    tok = fertility.load_tokenizer(str(mistral_file(name)))
+    lines = shared("flores200", "devtest", "amh_Ethi.txt").read_text(encoding="utf-8").splitlines()[:150]
+    counted = count(tok, [Document("amh", line, "x", n) for n, line in enumerate(lines)])["amh"]
+    cuts = words = 0
+    for line in lines:
+        c, w = recount(line, independent_spans(name, line))
+        cuts, words = cuts + c, words + w
+    assert (counted.n_cut_boundaries, counted.n_split_words) == (cuts, words)
+
+
+@pytest.mark.parametrize("name", [SPM_V3, SPM_V7])
+def test_spm_ids_path_equals_the_offsets_path(name):
+    tok = fertility.load_tokenizer(str(mistral_file(name)))
+    folder = shared("flores200", "devtest")
+    for path in sorted(folder.glob("*.txt")):
+        texts = path.read_text(encoding="utf-8").splitlines()[:60] + [" a  b ", "\t", "x\u3000y"]
+        fast = tok.encode_many(texts)
+        slow = concatenate(tok.encode(texts), [len(t.encode()) for t in texts])
+        for a, b in zip(fast, slow):
+            assert (a is None and b is None) or np.array_equal(a, b), path.name
+
+
+# --- progress -----------------------------------------------------------------------------------
+
+def test_progress_counts_bytes_and_moves_on_a_one_document_corpus(tmp_path):
+    path = long_line(tmp_path, 3)
+    calls = []
+
+    def progress(label, total):
+        calls.append((label, total))
+        return calls.append
+
+    fertility.audit(["bytes"], [path], progress=progress, cache=False, chunk_bytes=1 << 19)
+    (label, total), advances = calls[0], calls[1:]
+    assert total == path.stat().st_size and "bytes" in label
+    assert len(advances) >= 3  # a single document moves the bar piece by piece
+    assert sum(advances) == len(path.read_text(encoding="utf-8").strip().encode())
+
+
+def test_the_signature_names_the_sample_and_the_pieces():
+    result = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], cache=False)
+    assert "first 1048576 bytes of each language" in result.signature["findings_sample"]
+    assert "a token across a cut counts as two" in result.signature["long_documents"]
+    assert list(result.signature)[-1] == "fertility"
+    plain = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], diagnose=False, cache=False)
+    assert "findings_sample" not in plain.signature
+
+
+
+
+# --- grapheme boundaries without the segmenter where none is in doubt ---------------------------
+
+CLUSTER_ALPHABET = [*"ab .,1\t\r\n", *"কষমািী্ং", "\u09cd", "\u0600", "\u0301", "\u200d", "\u200c",
+                    *"👩👧🎉", "\U0001F3FD", "\U0001F1E7", "\U0001F1E9", *"한글", "\u1100", "\u1161",
+                    "\u11a8", "\x00", "\ufe0f", "©", "\u0e33", "ไ"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.text(alphabet=st.sampled_from(CLUSTER_ALPHABET), max_size=12), max_size=6))
+def test_cluster_shortcut_agrees_with_the_segmenter(texts):
+    from fertility.text import _segmented_continuations, cluster_continuations
+
+    assert cluster_continuations(texts).tolist() == _segmented_continuations(texts).tolist()
+
+
+def test_spawned_workers_load_tokenizers_by_spec(monkeypatch):
+    """Where fork is unavailable, workers are spawned and load each tokenizer from its spec."""
+    from fertility import workers
+
+    files = [shared("flores200", "devtest", f"{lang}.txt") for lang in ("ben_Beng", "eng_Latn")]
+    serial = fertility.audit(["tiktoken:cl100k_base"], files, jobs=1, cache=False, chunk_bytes=100_000)
+    monkeypatch.setattr(workers, "START_METHOD", "spawn")
+    spawned = fertility.audit(["tiktoken:cl100k_base"], files, jobs=2, cache=False, chunk_bytes=100_000)
+    assert spawned.counts == serial.counts and spawned.findings == serial.findings
+
+
+def test_a_bad_line_late_in_the_corpus_stops_the_workers_with_one_clear_line(tmp_path):
+    lines = shared("flores200", "devtest", "eng_Latn.txt").read_bytes()
+    (tmp_path / "eng_Latn.txt").write_bytes(lines * 3 + b"fine\nbad \xff byte\n")
+    done = subprocess.run([sys.executable, "-m", "fertility", "audit", str(tmp_path), "-t", "bytes",
+                           "--jobs", "2", "--no-cache"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("fertility: error: ") and done.stderr.count("\n") == 1, done.stderr
+    line = 3 * lines.count(b"\n") + 2
+    assert f"eng_Latn.txt:{line}:5: not valid UTF-8" in done.stderr
+
+
+def test_the_bar_on_a_terminal_shows_bytes_speed_and_time_left(monkeypatch, tmp_path):
+    import io
+
+    from click.testing import CliRunner
+    from rich.console import Console
+
+    from fertility import cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "stderr_console", lambda: Console(file=screen, force_terminal=True, width=150))
+    path = long_line(tmp_path, 3)
+    result = CliRunner().invoke(cli.cli, ["audit", str(path), "-t", "bytes", "--no-findings", "--no-cache",
+                                          "-f", "csv", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    shown = screen.getvalue()
+    assert "auditing with bytes" in shown and "MiB" in shown and "/s" in shown, shown[-500:]
