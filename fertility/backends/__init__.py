@@ -1,7 +1,7 @@
 """Tokenizer backends behind one small protocol, found through a name -> "module:attr" registry.
 
 A spec is `scheme:reference` (`hf:path/tokenizer.json`, `spm:x.model`, `tiktoken:cl100k_base`,
-`tekken:tekken.json`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
+`tekken:tekken.json`, `gguf:model.gguf`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
 path is recognised by its content. Backend modules are imported only when used.
 """
 
@@ -23,6 +23,7 @@ BACKENDS: dict[str, str] = {
     "spm": "fertility.backends._spm:load",
     "tiktoken": "fertility.backends._tiktoken:load",
     "tekken": "fertility.backends._tiktoken:load_tekken",
+    "gguf": "fertility.backends._gguf:load",
 }
 BASELINES: dict[str, str] = {
     "bytes": "fertility.backends._baselines:Bytes",
@@ -127,6 +128,8 @@ def sniff_format(path: Path) -> str:
         raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
     if not head:
         raise TokenizerError(f"{path}: empty file, not a tokenizer")
+    if head[:4] == b"GGUF":  # llama.cpp model files, whatever their name
+        return "gguf"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         return _sniff_json(path)
@@ -137,7 +140,7 @@ def sniff_format(path: Path) -> str:
         return "spm"
     raise TokenizerError(f"{path}: unknown tokenizer format (expected a Hugging Face "
                          "tokenizer.json, a SentencePiece .model, a .tiktoken ranks file or "
-                         "a Tekken JSON)")
+                         "a Tekken JSON or a GGUF model file)")
 
 
 def _sniff_json(path: Path) -> str:

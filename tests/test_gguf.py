@@ -1,0 +1,137 @@
+"""GGUF vocabularies counted exactly as llama.cpp counts them.
+
+The references are llama.cpp's own: its models/ggml-vocab-*.gguf.out files hold the token ids
+llama.cpp's test-tokenizer-0 produced (no BOS, special tokens not parsed) for the texts of the
+matching .inp file, edge cases of whitespace, digits, emoji, CJK and many scripts included.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from real_files import real_file
+
+from fertility import load_tokenizer
+from fertility.backends import sniff_format
+from fertility.cli import cli
+
+# Every family of llama.cpp tokenizer the ggml-vocab files cover: BPE with 11 pre-tokenizer
+# names, SentencePiece (llama-spm, phi-3), WordPiece (bert-bge) and Gemma 4's raw-UTF-8 BPE.
+VOCABS = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "gpt-2", "phi-3", "command-r", "deepseek-llm",
+          "deepseek-coder", "starcoder", "falcon", "mpt", "refact", "bert-bge", "gemma-4"]
+SEPARATOR = "\n__ggml_vocab_test__\n"
+
+
+def vocab(name: str) -> Path:
+    return real_file(f"gguf/ggml-vocab-{name}.gguf")
+
+
+def llama_cpp_cases(name: str) -> list[tuple[str, list[int]]]:
+    """(text, llama.cpp's ids) pairs, read as llama.cpp's tests/test-tokenizer-0.cpp reads them."""
+    texts = real_file(f"gguf/ggml-vocab-{name}.gguf.inp").read_text(encoding="utf-8").split(SEPARATOR)
+    outs = real_file(f"gguf/ggml-vocab-{name}.gguf.out").read_text(encoding="utf-8").split("\n")
+    assert len(outs) >= len(texts) > 40
+    return [(text, [int(i) for i in out.split()]) for text, out in zip(texts, outs)]
+
+
+@pytest.fixture(scope="module", params=VOCABS)
+def loaded(request):
+    return request.param, load_tokenizer(str(vocab(request.param)))
+
+
+def test_token_ids_equal_llama_cpp_for_every_test_text(loaded):
+    name, tokenizer = loaded
+    cases = llama_cpp_cases(name)
+    wrong = [(text, ids, tokenizer.ids(text)) for text, ids in cases if tokenizer.ids(text) != ids]
+    assert not wrong, f"{name}: {len(wrong)} of {len(cases)} texts differ from llama.cpp, e.g. {wrong[0]}"
+
+
+def test_counted_spans_equal_llama_cpp_token_counts(loaded):
+    """What the audit counts (the Tokenizer protocol's spans) is llama.cpp's number of tokens."""
+    name, tokenizer = loaded
+    cases = llama_cpp_cases(name)
+    encoded = tokenizer.encode([text for text, _ in cases])
+    for (text, ids), enc in zip(cases, encoded):
+        assert len(enc.starts) == len(ids), (name, text)
+        if len(ids):
+            assert 0 <= enc.starts.min() and enc.ends.max() <= len(text.encode("utf-8"))
+
+
+def test_gguf_is_recognised_by_content_whatever_its_name(tmp_path):
+    renamed = tmp_path / "model.bin"
+    shutil.copyfile(vocab("qwen2"), renamed)
+    assert sniff_format(renamed) == "gguf"
+    assert load_tokenizer(str(renamed)).info()["backend"] == "gguf"
+    assert load_tokenizer(f"gguf:{renamed}").info()["model"].startswith("llama.cpp gpt2: bpe, pre qwen2")
+
+
+def test_info_names_the_runtime_settings():
+    info = load_tokenizer(str(vocab("llama-spm"))).info()
+    assert info["backend"] == "gguf" and info["vocab_size"] == "32000"
+    assert "space prefix on" in info["model"] and "BOS/EOS not added" in info["special_tokens"]
+
+
+def _patched(tmp_path: Path, name: str, old: bytes, new: bytes) -> Path:
+    data = vocab(name).read_bytes()
+    assert data.count(old) == 1 and len(old) == len(new)
+    target = tmp_path / f"{name}-patched.gguf"
+    target.write_bytes(data.replace(old, new))
+    return target
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "eng_Latn.txt").write_text("The river market opens at dawn.\nBoats arrive.\n", encoding="utf-8")
+    (folder / "ben_Beng.txt").write_text("নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n", encoding="utf-8")
+    return folder
+
+
+def test_unknown_pre_tokenizer_is_refused_naming_it(tmp_path):
+    """`tokenizer.ggml.pre` = "qwen9": llama.cpp does not know it either; never approximated."""
+    key = b"tokenizer.ggml.pre\x08\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00"
+    bad = _patched(tmp_path, "qwen2", key + b"qwen2", key + b"qwen9")
+    result = run("audit", "-t", str(bad), str(corpus(tmp_path)))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert str(bad) in result.stderr and "'qwen9' is not supported" in result.stderr
+
+
+def test_unknown_tokenizer_model_is_refused(tmp_path):
+    key = b"tokenizer.ggml.model\x08\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00"
+    bad = _patched(tmp_path, "gpt-2", key + b"gpt2", key + b"gpt9")
+    result = run("audit", "-t", str(bad), str(corpus(tmp_path)))
+    assert result.exit_code == 2 and "tokenizer model 'gpt9' is not supported" in result.stderr
+
+
+@pytest.mark.parametrize("keep", [4, 30, 4000])
+def test_truncated_gguf_is_one_line_exit_2(tmp_path, keep):
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(vocab("llama-spm").read_bytes()[:keep])
+    result = run("audit", "-t", str(cut), str(corpus(tmp_path)))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and str(cut) in result.stderr
+    assert "truncated GGUF file" in result.stderr
+
+
+def test_audit_counts_gguf_tokens_as_llama_cpp(tmp_path):
+    """End to end: the audit's n_tokens per language is the sum of llama.cpp's per-line counts."""
+    folder = corpus(tmp_path)
+    path = vocab("qwen2")
+    result = run("audit", "-t", str(path), "-f", "json", "--no-findings", str(folder))
+    assert result.exit_code == 0, result.output
+    rows = {row["lang"]: row for row in json.loads(result.stdout)["rows"]}
+    tokenizer = load_tokenizer(str(path))
+    for lang in ("eng_Latn", "ben_Beng"):
+        lines = (folder / f"{lang}.txt").read_text(encoding="utf-8").splitlines()
+        assert rows[lang]["n_tokens"] == sum(len(tokenizer.ids(line)) for line in lines)
+    signature = json.loads(result.stdout)["signature"]
+    assert "gguf" in json.dumps(signature["tokenizers"])
