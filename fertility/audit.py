@@ -28,7 +28,7 @@ def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[
 
 
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
-          *, doc_mode: str = "line", pattern: str | None = None,
+          *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds = Thresholds(),
           observers: Callable[[str], Observer] | None = None) -> AuditResult:
@@ -41,7 +41,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     if not tokenizers:
         raise UsageError("no tokenizer given")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
-    loaded = [load_tokenizer(t, pattern=pattern) if isinstance(t, str) else t for t in tokenizers]
+    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
+              for t in tokenizers]
     if not isinstance(corpus, Corpus):
         paths = [Path(p) for p in corpus] if corpus else [samples_dir()]
         corpus = read_corpus(paths, doc_mode=doc_mode)

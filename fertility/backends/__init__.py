@@ -78,9 +78,19 @@ def known_schemes() -> list[str]:
     return [*BACKENDS, *BASELINES]
 
 
-def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
+def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | None = None) -> Tokenizer:
     """Load a tokenizer from a spec; baseline names are reserved, then an existing path wins
-    over a `scheme:` prefix."""
+    over a `scheme:` prefix. `normalize` (nfc, nfkc, none) overrides the Unicode normalization
+    its runtime applies before the file's model; by default it is the runtime's, when known."""
+    from ._normalize import apply, check_form
+
+    form = check_form(normalize)
+    if spec in BASELINES:  # baselines measure the raw text's own units
+        return _resolve(BASELINES[spec])()
+    return apply(_load_spec(spec, pattern), form)
+
+
+def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     if not spec.strip():
         raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")
     if spec in BASELINES:

@@ -1,0 +1,128 @@
+"""Loaders for formats people ship, counted as their own runtime counts: Qwen's ranks file with
+its runtime NFC, `--normalize`, older Hugging Face folders, the hub cache, `fertility tokenizers`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import types
+import unicodedata
+
+import pytest
+from click.testing import CliRunner
+from real_files import real_file, shared
+
+from fertility import load_tokenizer
+from fertility.cli import cli
+
+
+def run(*args, env=None):
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200", "NO_COLOR": "1", **(env or {})})
+
+
+def qwen_reference():
+    """dashscope's own QwenTokenizer (its qwen_tokenizer.py, loaded without the rest of dashscope)."""
+    ranks = real_file("qwen/qwen.tiktoken")
+    base, code = real_file("qwen/tokenizer_base.py"), real_file("qwen/qwen_tokenizer.py")
+    package = types.ModuleType("dashscope_tokenizers")
+    package.__path__ = [str(base.parent)]
+    sys.modules["dashscope_tokenizers"] = package
+    for name, path in (("tokenizer_base", base), ("qwen_tokenizer", code)):
+        spec = importlib.util.spec_from_file_location(f"dashscope_tokenizers.{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["dashscope_tokenizers.qwen_tokenizer"].QwenTokenizer(str(ranks))
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return qwen_reference()
+
+
+def flores_lines(lang: str) -> list[str]:
+    return shared("flores200", "devtest", f"{lang}.txt").read_text(encoding="utf-8").splitlines()
+
+
+def test_qwen_ranks_file_is_recognised_with_its_pattern_and_runtime_nfc():
+    tokenizer = load_tokenizer(str(real_file("qwen/qwen.tiktoken")))
+    info = tokenizer.info()
+    assert tokenizer.name == "qwen" and info["pattern"] == "qwen"
+    assert info["normalize"].startswith("nfc (runtime: Qwen's tokenizer applies NFC")
+
+
+@pytest.mark.parametrize("lang", ["ben_Beng", "hin_Deva", "eng_Latn", "zho_Hans"])
+def test_qwen_counts_equal_qwens_own_tokenizer_on_flores(qwen, lang):
+    """Bengali's nukta letters (U+09DC/DD/DF) are NFC composition exclusions: counted without
+    Qwen's NFC, the numbers would differ."""
+    lines = flores_lines(lang)
+    tokenizer = load_tokenizer(str(real_file("qwen/qwen.tiktoken")))
+    ours = [len(e.starts) for e in tokenizer.encode(lines)]
+    theirs = [len(qwen.encode(line, allowed_special=set())) for line in lines]
+    assert ours == theirs
+
+
+def test_without_runtime_nfc_bengali_counts_differ(qwen):
+    lines = [line for line in flores_lines("ben_Beng") if not unicodedata.is_normalized("NFC", line)]
+    assert lines, "FLORES Bengali devtest holds lines NFC changes"
+    raw = load_tokenizer(str(real_file("qwen/qwen.tiktoken")), normalize="none")
+    assert raw.info()["normalize"].startswith("none (--normalize, overriding the runtime")
+    assert [len(e.starts) for e in raw.encode(lines)] != [len(qwen.encode(line, allowed_special=set())) for line in lines]
+
+
+def test_spans_map_back_to_the_raw_text():
+    """The text NFC changes: token spans are raw-text byte offsets, ordered, ending at its end."""
+    text = "ড়াই e\u0301te 가"  # U+09DC decomposes under NFC; e + combining acute composes
+    tokenizer = load_tokenizer(str(real_file("qwen/qwen.tiktoken")))
+    (enc,) = tokenizer.encode([text])
+    assert enc.ends[-1] == len(text.encode("utf-8")) and enc.starts[0] == 0
+    assert (enc.starts[1:] >= enc.starts[:-1]).all() and (enc.ends >= enc.starts).all()
+
+
+def test_cli_normalize_counts_tokens_on_normalized_text_and_units_on_raw(tmp_path):
+    corpus = tmp_path / "ben_Beng.txt"
+    line = "ড়াই\u09dc e\u0301te"
+    corpus.write_text(line + "\n", encoding="utf-8")
+    ranks = str(real_file("gpt2.tiktoken"))
+    rows = {}
+    for form in ("none", "nfkc"):
+        result = run("audit", "-t", ranks, "--normalize", form, "-f", "json", "--no-findings", str(corpus))
+        assert result.exit_code == 0, result.output
+        payload = json.loads(result.stdout)
+        rows[form] = next(r for r in payload["rows"] if r["lang"] == "ben_Beng")
+        assert form in json.dumps(payload["signature"]["tokenizers"])
+    gpt2 = load_tokenizer(ranks).encoding
+    assert rows["none"]["n_tokens"] == len(gpt2.encode_ordinary(line))
+    assert rows["nfkc"]["n_tokens"] == len(gpt2.encode_ordinary(unicodedata.normalize("NFKC", line)))
+    assert rows["none"]["n_tokens"] != rows["nfkc"]["n_tokens"]
+    assert rows["none"]["n_bytes"] == rows["nfkc"]["n_bytes"] == len(line.encode("utf-8"))
+
+
+def test_bad_normalize_value_is_a_usage_error(tmp_path):
+    result = run("audit", "--normalize", "nfd", str(tmp_path))
+    assert result.exit_code == 2 and "nfd" in result.output
+
+
+def test_normalize_with_saved_audits_is_refused(tmp_path):
+    corpus = tmp_path / "eng_Latn.txt"
+    corpus.write_text("Boats arrive.\n", encoding="utf-8")
+    saved = []
+    for name in ("a.json", "b.json"):
+        result = run("audit", "-t", "bytes", "-f", "json", "--no-findings", "-o", str(tmp_path / name), str(corpus))
+        assert result.exit_code == 0, result.output
+        saved.append(str(tmp_path / name))
+    result = run("compare", *saved, "--normalize", "nfc")
+    assert result.exit_code == 2 and "--normalize only applies when tokenizing" in result.stderr
+
+
+def test_check_accepts_normalize_from_the_config(tmp_path):
+    corpus = tmp_path / "ben_Beng.txt"
+    corpus.write_text("ড়াই\u09dc\n", encoding="utf-8")
+    config = tmp_path / "fertility.toml"
+    config.write_text(f'tokenizer = "{real_file("gpt2.tiktoken")}"\ncorpus = ["{corpus}"]\nnormalize = "nfkc"\n'
+                      "min_chars_per_token = 0.01\n", encoding="utf-8")
+    assert run("check", "--config", str(config)).exit_code == 0
+    config.write_text(config.read_text(encoding="utf-8").replace('"nfkc"', '"nfq"'), encoding="utf-8")
+    result = run("check", "--config", str(config))
+    assert result.exit_code == 2 and "nfq" in result.stderr
