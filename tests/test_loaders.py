@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 import types
 import unicodedata
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -126,3 +128,76 @@ def test_check_accepts_normalize_from_the_config(tmp_path):
     config.write_text(config.read_text(encoding="utf-8").replace('"nfkc"', '"nfq"'), encoding="utf-8")
     result = run("check", "--config", str(config))
     assert result.exit_code == 2 and "nfq" in result.stderr
+
+
+# --- older Hugging Face folders and the hub cache -----------------------------------------
+
+def gpt2_vocab_folder(folder: Path) -> Path:
+    """GPT-2's own vocab.json + merges.txt, written out of llama.cpp's GPT-2 GGUF (the same
+    50257 tokens and 50000 merges transformers' GPT2Tokenizer reads)."""
+    from fertility.backends._gguf_read import read_metadata
+
+    meta = read_metadata(real_file("gguf/ggml-vocab-gpt-2.gguf"))
+    folder.mkdir(parents=True, exist_ok=True)
+    tokens = meta["tokenizer.ggml.tokens"]
+    (folder / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(tokens)}), encoding="utf-8")
+    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(meta["tokenizer.ggml.merges"]) + "\n",
+                                       encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text('{"tokenizer_class": "GPT2Tokenizer"}', encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("lang", ["ben_Beng", "eng_Latn", "zho_Hans"])
+def test_vocab_json_and_merges_folder_counts_like_gpt2(tmp_path, lang):
+    tokenizer = load_tokenizer(str(gpt2_vocab_folder(tmp_path / "gpt2")))
+    assert tokenizer.info()["backend"] == "hf" and tokenizer.name == "gpt2"
+    reference = load_tokenizer(str(real_file("gpt2.tiktoken"))).encoding
+    lines = flores_lines(lang)[:300]
+    assert [len(e.starts) for e in tokenizer.encode(lines)] == [len(reference.encode_ordinary(t)) for t in lines]
+
+
+def hub_snapshot(root: Path, repo_id: str) -> Path:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = root / ("models--" + repo_id.replace("/", "--"))
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    return repo / "snapshots" / commit
+
+
+def test_hub_cache_entry_with_only_vocab_and_merges_loads(tmp_path, monkeypatch):
+    root = tmp_path / "hub"
+    gpt2_vocab_folder(hub_snapshot(root, "openai-community/gpt2"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(root))
+    tokenizer = load_tokenizer("hf:openai-community/gpt2")
+    reference = load_tokenizer(str(real_file("gpt2.tiktoken"))).encoding
+    assert tokenizer.name == "openai-community/gpt2"
+    text = "নদীর বাজার ভোরে খোলে। The river market opens at dawn."
+    assert len(tokenizer.encode([text])[0].starts) == len(reference.encode_ordinary(text))
+
+
+def test_folder_and_hub_entry_with_only_tokenizer_model_and_config_load(tmp_path, monkeypatch):
+    from real_files import mistral_file
+
+    model = mistral_file("tokenizer.model.v1")
+    for folder in (tmp_path / "plain", hub_snapshot(tmp_path / "hub", "mistralai/Mistral-7B-v0.1")):
+        folder.mkdir(parents=True)
+        shutil.copyfile(model, folder / "tokenizer.model")
+        (folder / "tokenizer_config.json").write_text('{"tokenizer_class": "LlamaTokenizer"}', encoding="utf-8")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    for spec in (str(tmp_path / "plain"), "hf:mistralai/Mistral-7B-v0.1"):
+        assert load_tokenizer(spec).info()["backend"] == "spm"
+
+
+def test_hub_cache_entry_with_a_gguf_loads(tmp_path, monkeypatch):
+    snapshot = hub_snapshot(tmp_path / "hub", "Qwen/Qwen2-0.5B-Instruct-GGUF")
+    snapshot.mkdir(parents=True)
+    shutil.copyfile(real_file("gguf/ggml-vocab-qwen2.gguf"), snapshot / "qwen2-0_5b-instruct-q4_0.gguf")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert load_tokenizer("hf:Qwen/Qwen2-0.5B-Instruct-GGUF").info()["backend"] == "gguf"
+
+
+def test_folder_with_mismatched_vocab_and_merges_is_one_clear_error(tmp_path):
+    folder = gpt2_vocab_folder(tmp_path / "broken")
+    (folder / "vocab.json").write_text('{"a": 0}', encoding="utf-8")
+    result = run("audit", "-t", str(folder), str(tmp_path))
+    assert result.exit_code == 2 and str(folder) in result.stderr and "Traceback" not in result.output

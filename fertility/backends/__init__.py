@@ -99,6 +99,8 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
         if not Path(spec).is_file() and not Path(spec).is_dir():
             raise TokenizerError(f"{spec}: not a regular file (a pipe or device); a tokenizer file is "
                                  "read more than once, so save it to a file first")
+        if Path(spec).is_dir() and (found := folder_tokenizer(Path(spec))) is not None:
+            return _load(BACKENDS[found[0]], spec, str(found[1]), pattern)
         return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
     if sep and scheme in BACKENDS:
@@ -122,15 +124,35 @@ def _load(target: str, spec: str, reference: str, pattern: str | None) -> Tokeni
         return loader(reference, pattern=pattern)
 
 
+# What a model folder (or hub snapshot) may hold, in the order we use it: scheme, file patterns.
+FOLDER_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("hf", ("tokenizer.json",)),
+    ("hf", ("vocab.json", "merges.txt")),  # GPT-2 style byte-level BPE, before tokenizer.json existed
+    ("tekken", ("tekken.json",)),
+    ("spm", ("tokenizer.model",)), ("spm", ("spiece.model",)), ("spm", ("sentencepiece.bpe.model",)),
+    ("spm", ("*.model",)), ("spm", ("*.model.v*",)),
+    ("tiktoken", ("*.tiktoken",)),
+    ("gguf", ("*.gguf",)),
+)
+
+
+def folder_tokenizer(path: Path) -> tuple[str, Path] | None:
+    """(scheme, file or folder to load) for a model folder, else None."""
+    for scheme, patterns in FOLDER_FILES:
+        found = [sorted(p for p in path.glob(pattern) if p.is_file()) for pattern in patterns]
+        if all(found):
+            return scheme, (found[0][0] if len(patterns) == 1 else path)
+    return None
+
+
 def sniff_format(path: Path) -> str:
     """Tell a tokenizer file's format from its content, not its name."""
     if path.is_dir():
-        if (path / "tokenizer.json").is_file():
-            return "hf"
-        models = sorted(path.glob("*.model")) + sorted(path.glob("*.model.v*"))
-        if models:
-            return "spm"
-        raise TokenizerError(f"{path}: directory holds no tokenizer.json or SentencePiece .model")
+        found = folder_tokenizer(path)
+        if found is None:
+            raise TokenizerError(f"{path}: directory holds no tokenizer file (tokenizer.json, vocab.json + "
+                                 "merges.txt, a SentencePiece .model, tekken.json, .tiktoken or .gguf)")
+        return found[0]
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)
