@@ -201,3 +201,41 @@ def test_folder_with_mismatched_vocab_and_merges_is_one_clear_error(tmp_path):
     (folder / "vocab.json").write_text('{"a": 0}', encoding="utf-8")
     result = run("audit", "-t", str(folder), str(tmp_path))
     assert result.exit_code == 2 and str(folder) in result.stderr and "Traceback" not in result.output
+
+
+# --- folders only transformers reads -------------------------------------------------------
+
+def bert_vocab_folder(folder: Path) -> Path:
+    """all-MiniLM-L6-v2's WordPiece vocabulary as the vocab.txt + tokenizer_config.json folder
+    BERT models shipped before tokenizer.json."""
+    config = json.loads(real_file("minilm/tokenizer.json").read_text(encoding="utf-8"))
+    folder.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(config["model"]["vocab"].items(), key=lambda item: item[1])
+    (folder / "vocab.txt").write_text("".join(token + "\n" for token, _ in ordered), encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text('{"tokenizer_class": "BertTokenizer", "do_lower_case": true}',
+                                                  encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("lang", ["ben_Beng", "eng_Latn", "zho_Hans"])
+def test_bert_vocab_txt_folder_loads_through_transformers(tmp_path, lang):
+    pytest.importorskip("transformers")
+    tokenizer = load_tokenizer(str(bert_vocab_folder(tmp_path / "minilm")))
+    info = tokenizer.info()
+    assert info["backend"] == "transformers" and info["model"].startswith("BertTokenizer")
+    reference = load_tokenizer(str(real_file("minilm/tokenizer.json")))
+    lines = flores_lines(lang)[:300]
+    assert [len(e.starts) for e in tokenizer.encode(lines)] == [len(e.starts) for e in reference.encode(lines)]
+
+
+def test_transformers_never_runs_repository_code(tmp_path):
+    """A folder asking for its own tokenizer class (auto_map) is refused, never executed."""
+    pytest.importorskip("transformers")
+    folder = bert_vocab_folder(tmp_path / "remote")
+    (folder / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "EvilTokenizer", "auto_map": {"AutoTokenizer": ["evil.EvilTokenizer", None]}}),
+        encoding="utf-8")
+    (folder / "evil.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').write('x')\n", encoding="utf-8")
+    result = run("audit", "-t", str(folder), str(tmp_path))
+    assert result.exit_code == 2 and str(folder) in result.stderr
+    assert not (tmp_path / "ran").exists()

@@ -24,6 +24,7 @@ BACKENDS: dict[str, str] = {
     "tiktoken": "fertility.backends._tiktoken:load",
     "tekken": "fertility.backends._tiktoken:load_tekken",
     "gguf": "fertility.backends._gguf:load",
+    "transformers": "fertility.backends._transformers:load",
 }
 BASELINES: dict[str, str] = {
     "bytes": "fertility.backends._baselines:Bytes",
@@ -133,6 +134,7 @@ FOLDER_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("spm", ("*.model",)), ("spm", ("*.model.v*",)),
     ("tiktoken", ("*.tiktoken",)),
     ("gguf", ("*.gguf",)),
+    ("transformers", ("tokenizer_config.json",)),  # vocab.txt (BERT) and other slow-only folders
 )
 
 
@@ -151,7 +153,7 @@ def sniff_format(path: Path) -> str:
         found = folder_tokenizer(path)
         if found is None:
             raise TokenizerError(f"{path}: directory holds no tokenizer file (tokenizer.json, vocab.json + "
-                                 "merges.txt, a SentencePiece .model, tekken.json, .tiktoken or .gguf)")
+                                 "merges.txt, a SentencePiece .model, tekken.json, .tiktoken, .gguf or tokenizer_config.json)")
         return found[0]
     try:
         with path.open("rb") as handle:

@@ -219,6 +219,8 @@ def load(reference: str, *, pattern: str | None = None) -> Tokenizer:
 
         if path.name in ("vocab.json", "merges.txt"):
             return _from_vocab_and_merges(path.parent)
+        if path.name == "tokenizer_config.json":
+            return _resolve(BACKENDS["transformers"])(str(path.parent), pattern=pattern)
         return _resolve(BACKENDS[sniff_format(path)])(str(path), pattern=pattern)
     return HFTokenizer(path)
 
