@@ -218,6 +218,31 @@ def show(tokenizers, text, file, pattern):
         console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
 
 
+@cli.command("tokenizers")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: formats and available tokenizers.")
+def list_tokenizers(as_json):
+    """List the formats fertility reads and every named tokenizer that loads offline here
+    (tiktoken cache, installed packages, Hugging Face hub cache), with backend and vocab size."""
+    import dataclasses
+    import json
+
+    from .available import FORMATS, available
+
+    found = available()
+    if as_json:
+        click.echo(json.dumps({"formats": dict(FORMATS), "available": [dataclasses.asdict(a) for a in found]},
+                              ensure_ascii=False, indent=2))
+        return
+    click.echo("Formats (-t PATH is recognised by content; or SCHEME:REF):")
+    for scheme, what in FORMATS:
+        click.echo(f"  {scheme:<22} {what}")
+    click.echo("\nAvailable offline on this machine:" if found else "\nNo named tokenizer available offline.")
+    rows = [("SPEC", "BACKEND", "VOCAB", "FROM")] + [(a.spec, a.backend, a.vocab_size, a.where) for a in found]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if found else []
+    for row in rows if found else []:
+        click.echo("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+
+
 @cli.command()
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--vocab-size", type=click.IntRange(min=1), required=True, help="Vocabulary size.")

@@ -239,3 +239,33 @@ def test_transformers_never_runs_repository_code(tmp_path):
     result = run("audit", "-t", str(folder), str(tmp_path))
     assert result.exit_code == 2 and str(folder) in result.stderr
     assert not (tmp_path / "ran").exists()
+
+
+# --- fertility tokenizers -----------------------------------------------------------------
+
+def test_tokenizers_lists_what_loads_offline_with_backend_and_vocab_size(tmp_path):
+    import hashlib
+
+    hub = tmp_path / "hub"
+    snapshot = hub_snapshot(hub, "Qwen/Qwen2-0.5B-Instruct-GGUF")
+    snapshot.mkdir(parents=True)
+    shutil.copyfile(real_file("gguf/ggml-vocab-qwen2.gguf"), snapshot / "model.gguf")
+    hub_snapshot(hub, "someone/empty-model").mkdir(parents=True)  # nothing to load: not listed
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir()
+    url = "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken"
+    shutil.copyfile(real_file("gpt2.tiktoken"), cache / hashlib.sha1(url.encode()).hexdigest())
+    result = run("tokenizers", "--json", env={"HF_HUB_CACHE": str(hub), "TIKTOKEN_CACHE_DIR": str(cache)})
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    rows = {row["spec"]: row for row in payload["available"]}
+    assert rows["hf:Qwen/Qwen2-0.5B-Instruct-GGUF"]["backend"] == "gguf"
+    gguf_size = load_tokenizer(str(real_file("gguf/ggml-vocab-qwen2.gguf"))).info()["vocab_size"]
+    assert rows["hf:Qwen/Qwen2-0.5B-Instruct-GGUF"]["vocab_size"] == gguf_size
+    gpt2_size = load_tokenizer(str(real_file("gpt2.tiktoken"))).info()["vocab_size"]
+    assert rows["tiktoken:r50k_base"] == {"spec": "tiktoken:r50k_base", "backend": "tiktoken",
+                                          "vocab_size": gpt2_size, "where": "tiktoken cache"}
+    assert "hf:someone/empty-model" not in rows
+    assert {"hf", "spm", "tiktoken", "tekken", "gguf", "transformers"} <= set(payload["formats"])
+    table = run("tokenizers", env={"HF_HUB_CACHE": str(hub), "TIKTOKEN_CACHE_DIR": str(cache)})
+    assert table.exit_code == 0 and "hf:Qwen/Qwen2-0.5B-Instruct-GGUF" in table.stdout
