@@ -135,3 +135,37 @@ def test_audit_counts_gguf_tokens_as_llama_cpp(tmp_path):
         assert rows[lang]["n_tokens"] == sum(len(tokenizer.ids(line)) for line in lines)
     signature = json.loads(result.stdout)["signature"]
     assert "gguf" in json.dumps(signature["tokenizers"])
+
+
+REFERENCE = Path(__file__).resolve().parent / "data" / "gguf_llama_cpp_flores.json"
+
+
+def test_per_line_counts_equal_llama_cpp_on_flores_devtest(loaded):
+    """llama.cpp's own per-line counts (written by benchmarks/gguf_vs_llama_cpp.py from a
+    llama.cpp build) on the first FLORES devtest lines of seven scripts' languages."""
+    from real_files import shared
+
+    name, tokenizer = loaded
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    for lang, counts in reference["counts"][name].items():
+        lines = shared("flores200", "devtest", f"{lang}.txt").read_text(encoding="utf-8").split("\n")
+        lines = lines[:reference["first_lines"]]
+        assert [len(e.starts) for e in tokenizer.encode(lines)] == counts, (name, lang)
+
+
+@pytest.mark.slow
+def test_every_flores_devtest_line_equals_a_llama_cpp_build():
+    """With FERTILITY_LLAMA_LINES pointing at the tool benchmarks/gguf_vs_llama_cpp.py describes:
+    ids of every line of every FLORES devtest language, for every vocabulary."""
+    import os
+    import sys
+
+    tool = os.environ.get("FERTILITY_LLAMA_LINES")
+    if not tool:
+        pytest.skip("FERTILITY_LLAMA_LINES not set (a llama.cpp build is not part of the test setup)")
+    from real_files import shared
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import gguf_vs_llama_cpp
+
+    assert gguf_vs_llama_cpp.compare(Path(tool), shared("flores200", "devtest"), gguf_vs_llama_cpp.VOCABS) == 0

@@ -15,6 +15,7 @@ three tokenizers from the file's metadata as Hugging Face `tokenizers` objects:
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,39 @@ def _spm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray)
     return tokenizer, f"spm (score merges, byte fallback, space prefix {'on' if add_prefix else 'off'})"
 
 
+class _WPMNormalizer:
+    """llama.cpp's WPM preprocessing, one code point at a time (llm_tokenizer_wpm_session::
+    preprocess): each code point becomes the first code point of its NFD (Hangul syllables keep
+    only their leading jamo), controls, U+0000, U+FFFD and marks (Mn, Mc, Me) are dropped, the
+    rest lowercased by the simple 1:1 mapping. Alignments stay, so spans map to the raw text."""
+
+    def __init__(self, *, lowercase: bool, strip_accents: bool):
+        self.lowercase, self.strip_accents = lowercase, strip_accents
+
+    def _map(self, char: str) -> str:
+        if self.strip_accents:
+            char = unicodedata.normalize("NFD", char)[0]
+        return char.lower()[0] if self.lowercase and char.lower() else char
+
+    def _keep(self, char: str) -> bool:
+        category = unicodedata.category(char)
+        if char in ("\x00", "\ufffd") or category in ("Cc", "Cf", "Co", "Cs"):
+            return char in _WHITESPACE  # tab, newline...: word breaks, not dropped
+        return not (self.strip_accents and category.startswith("M"))
+
+    def normalize(self, normalized) -> None:
+        normalized.map(self._map)
+        normalized.filter(self._keep)
+
+
+# White_Space, as llama.cpp's table lists it
+_WHITESPACE = frozenset(chr(c) for c in [*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+                                         0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+# BERT's (and llama.cpp's is_chinese_char) CJK blocks: each character its own word
+_CHINESE = ("[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
+            "\U0002b820-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]")
+
+
 def _wpm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray) -> tuple[tokenizers.Tokenizer, str]:
     # llama.cpp stores word-initial pieces with a "▁" prefix and continuations bare (no "##")
     vocab: dict[str, int] = {}
@@ -200,12 +234,17 @@ def _wpm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray)
         vocab.setdefault(key, index)
     unk_id = int(meta.get("tokenizer.ggml.unknown_token_id", 100))
     unk = tokens[unk_id]
-    with native_errors(path):
-        tokenizer = tokenizers.Tokenizer(models.WordPiece(vocab=vocab, unk_token=unk, max_input_chars_per_word=100))
-    tokenizer.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                      strip_accents=None, lowercase=True)
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    return tokenizer, "wpm (BERT normalization, greedy longest match)"
+    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", True))
+    strip_accents = bool(meta.get("tokenizer.ggml.normalizer.strip_accents", lowercase))
+    with native_errors(path):  # llama.cpp has no per-word length limit
+        tokenizer = tokenizers.Tokenizer(models.WordPiece(vocab=vocab, unk_token=unk, max_input_chars_per_word=1 << 30))
+    tokenizer.normalizer = normalizers.Normalizer.custom(_WPMNormalizer(lowercase=lowercase,
+                                                                        strip_accents=strip_accents))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated"),
+        pre_tokenizers.Split(Regex(_CHINESE), behavior="isolated")])
+    return tokenizer, (f"wpm (llama.cpp preprocessing: lowercase {'on' if lowercase else 'off'}, strip accents "
+                       f"{'on' if strip_accents else 'off'}; greedy longest match)")
 
 
 def _gemma4(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray) -> tuple[tokenizers.Tokenizer, str]:
