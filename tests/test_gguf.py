@@ -169,3 +169,20 @@ def test_every_flores_devtest_line_equals_a_llama_cpp_build():
     import gguf_vs_llama_cpp
 
     assert gguf_vs_llama_cpp.compare(Path(tool), shared("flores200", "devtest"), gguf_vs_llama_cpp.VOCABS) == 0
+
+
+def test_signature_hash_covers_the_tokenizer_not_the_weights(tmp_path):
+    """Two files with the same vocabulary but other bytes elsewhere (a renamed model) share the
+    hash; a changed merge changes it."""
+    original = vocab("gpt-2")
+    key = b"general.name"
+    data = original.read_bytes()
+    same = load_tokenizer(str(original)).info()["sha256"]
+    assert data.count(key) == 1
+    renamed = tmp_path / "renamed.gguf"
+    renamed.write_bytes(data.replace(key, b"general.nbme", 1))
+    assert load_tokenizer(str(renamed)).info()["sha256"] == same
+    merge = b"\xc4\xa0 t"  # GPT-2's first merge, "Ġ t"
+    changed = tmp_path / "changed.gguf"
+    changed.write_bytes(data.replace(merge, b"\xc4\xa0 a", 1))
+    assert load_tokenizer(str(changed)).info()["sha256"] != same

@@ -15,6 +15,7 @@ three tokenizers from the file's metadata as Hugging Face `tokenizers` objects:
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tok
 
 from ..errors import TokenizerError
 from . import Encoded, PreTokenizer
-from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
+from ._common import char_spans_to_bytes, display_name, native_errors
 from ._gguf_read import read_metadata
 
 # llama.cpp token types (gguf.TokenType)
@@ -288,6 +289,7 @@ class GGUFTokenizer:
             self._byte = self._byte | _partial_byte_level(tokens)
         self.model = model
         self.pre = meta.get("tokenizer.ggml.pre")
+        self.digest = _tokenizer_digest(meta)
         self.path = path
         self.name = display_name(path).removesuffix(".gguf")
 
@@ -324,13 +326,29 @@ class GGUFTokenizer:
         return {
             "backend": "gguf",
             "source": str(self.path),
-            "sha256": sha256_file(str(self.path)),
+            "sha256": f"{self.digest} (tokenizer.ggml.* metadata; model weights not read)",
             "model": f"llama.cpp {self.model}: {self.settings}",
             "vocab_size": str(self._n_tokens),
             "special_tokens": "BOS/EOS not added, control tokens not parsed (user-defined tokens split out, "
                               "as llama.cpp)",
             "library": f"tokenizers {tokenizers.__version__}",
         }
+
+
+def _tokenizer_digest(meta: dict[str, Any]) -> str:
+    """SHA-256 of what counting depends on, not of the whole file (a model file is gigabytes)."""
+    digest = hashlib.sha256()
+    for key in sorted(k for k in meta if k.startswith("tokenizer.ggml.")):
+        value = meta[key]
+        digest.update(key.encode("utf-8") + b"\0")
+        if isinstance(value, np.ndarray):
+            digest.update(value.dtype.str.encode() + value.tobytes())
+        elif isinstance(value, list):
+            digest.update("\0".join(map(str, value)).encode("utf-8"))
+        else:
+            digest.update(repr(value).encode("utf-8"))
+        digest.update(b"\1")
+    return digest.hexdigest()
 
 
 def _partial_byte_level(tokens: list[str]) -> np.ndarray:
