@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from real_files import real_file
 
 from fertility import load_tokenizer
 from fertility.backends import sniff_format
 from fertility.cli import cli
+from fertility.errors import TokenizerError
 
 # Every family of llama.cpp tokenizer the ggml-vocab files cover: BPE with 11 pre-tokenizer
 # names, SentencePiece (llama-spm, phi-3), WordPiece (bert-bge) and Gemma 4's raw-UTF-8 BPE.
@@ -186,3 +189,22 @@ def test_signature_hash_covers_the_tokenizer_not_the_weights(tmp_path):
     changed = tmp_path / "changed.gguf"
     changed.write_bytes(data.replace(merge, b"\xc4\xa0 a", 1))
     assert load_tokenizer(str(changed)).info()["sha256"] != same
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_gguf_header_never_gives_a_traceback(tmp_path, data):
+    """Bytes of a real vocab file's metadata changed at random: a TokenizerError naming the
+    file, or a tokenizer that counts; never another exception."""
+    original = bytearray(vocab("bert-bge").read_bytes())
+    for _ in range(data.draw(st.integers(1, 6))):
+        position = data.draw(st.integers(4, 4_000))
+        original[position] = data.draw(st.integers(0, 255))
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(bytes(original))
+    try:
+        tokenizer = load_tokenizer(str(damaged))
+    except TokenizerError as err:
+        assert str(damaged) in str(err) and "\n" not in str(err)
+    else:
+        tokenizer.encode(["The river market opens at dawn. নদীর বাজার"])

@@ -125,6 +125,14 @@ def _array(meta: dict[str, Any], key: str, path: Path, size: int, default: float
     return value
 
 
+def _token_id(meta: dict[str, Any], key: str, default: int, tokens: list[str], path: Path) -> int | None:
+    """A token id from the metadata, None when it names no token."""
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TokenizerError(f"{path}: GGUF {key} is {value!r}, not a token id")
+    return int(value) if 0 <= value < len(tokens) else None
+
+
 def _added_tokens(tokens: list[str], types: np.ndarray) -> list[AddedToken]:
     """User-defined tokens are cut out of the text before tokenizing, even with special-token
     parsing off; control tokens are not."""
@@ -178,8 +186,8 @@ def _spm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray)
             left, right = token[:cut], token[cut:]
             if left in vocab and right in vocab:
                 merges.append((left, right))
-    unk_id = int(meta.get("tokenizer.ggml.unknown_token_id", 0))
-    unk = tokens[unk_id] if 0 <= unk_id < len(tokens) else None
+    unk_id = _token_id(meta, "tokenizer.ggml.unknown_token_id", 0, tokens, path)
+    unk = tokens[unk_id] if unk_id is not None else None
     with native_errors(path):
         tokenizer = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token=unk, byte_fallback=True,
                                                     fuse_unk=False))
@@ -233,7 +241,9 @@ def _wpm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray)
         else:
             key = "##" + token
         vocab.setdefault(key, index)
-    unk_id = int(meta.get("tokenizer.ggml.unknown_token_id", 100))
+    unk_id = _token_id(meta, "tokenizer.ggml.unknown_token_id", 100, tokens, path)
+    if unk_id is None:
+        raise TokenizerError(f"{path}: WordPiece vocabulary without its unknown token (tokenizer.ggml.unknown_token_id)")
     unk = tokens[unk_id]
     lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", True))
     strip_accents = bool(meta.get("tokenizer.ggml.normalizer.strip_accents", lowercase))
