@@ -208,3 +208,13 @@ def test_damaged_gguf_header_never_gives_a_traceback(tmp_path, data):
         assert str(damaged) in str(err) and "\n" not in str(err)
     else:
         tokenizer.encode(["The river market opens at dawn. নদীর বাজার"])
+
+
+@pytest.mark.parametrize("name", ["bert-bge", "qwen2", "llama-spm"])
+def test_gguf_tokenizers_pickle_for_worker_processes(name):
+    import pickle
+
+    tokenizer = load_tokenizer(str(vocab(name)))
+    copy = pickle.loads(pickle.dumps(tokenizer))
+    texts = [text for text, _ in llama_cpp_cases(name)]
+    assert [list(e.starts) for e in copy.encode(texts)] == [list(e.starts) for e in tokenizer.encode(texts)]

@@ -269,3 +269,13 @@ def test_tokenizers_lists_what_loads_offline_with_backend_and_vocab_size(tmp_pat
     assert {"hf", "spm", "tiktoken", "tekken", "gguf", "transformers"} <= set(payload["formats"])
     table = run("tokenizers", env={"HF_HUB_CACHE": str(hub), "TIKTOKEN_CACHE_DIR": str(cache)})
     assert table.exit_code == 0 and "hf:Qwen/Qwen2-0.5B-Instruct-GGUF" in table.stdout
+
+
+def test_normalized_tokenizer_pickles():
+    import pickle
+
+    tokenizer = load_tokenizer(str(real_file("qwen/qwen.tiktoken")))
+    copy = pickle.loads(pickle.dumps(tokenizer))
+    text = "ড়াই e\u0301te"
+    assert copy.info() == tokenizer.info()
+    assert list(copy.encode([text])[0].ends) == list(tokenizer.encode([text])[0].ends)

@@ -303,6 +303,10 @@ class GGUFTokenizer:
         self.path = path
         self.name = display_name(path).removesuffix(".gguf")
 
+    def __reduce__(self):
+        """Rebuilt from the file in another process (a custom normalizer does not pickle)."""
+        return (GGUFTokenizer, (self.path,))
+
     @property
     def tokenizer(self) -> tokenizers.Tokenizer:
         return self._tokenizer

@@ -57,6 +57,8 @@ class Normalized:
         self.name = inner.name
 
     def __getattr__(self, attribute: str):  # backend extras (encoding, ids, ...) stay reachable
+        if attribute == "inner":  # not set yet (unpickling): no recursion
+            raise AttributeError(attribute)
         return getattr(self.inner, attribute)
 
     def encode(self, texts: list[str]) -> list[Encoded]:
