@@ -16,6 +16,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("tiktoken", ".tiktoken ranks files (known files by SHA-256, others with --pattern); named encodings"),
     ("tekken", "Mistral Tekken JSON"),
     ("gguf", "llama.cpp GGUF model files (BPE, SentencePiece, WordPiece vocabularies), counted as llama.cpp"),
+    ("ollama", "models pulled by Ollama (ollama:llama3.2, ollama:qwen2.5:7b): their GGUF, counted as llama.cpp"),
     ("transformers", "folders only transformers reads (BERT vocab.txt, slow-only tokenizers), if installed"),
     ("bytes/chars/graphemes", "baselines: one token per byte, character or grapheme cluster"),
 )
@@ -50,6 +51,10 @@ def _candidates() -> Iterator[tuple[str, str]]:
             if (path.suffix == ".json" and "tekken" in path.name) or ".model" in path.name:
                 yield str(path), "installed package (mistral-common)"
     yield from _hub_entries()
+    from .backends._gguf import ollama_models_dir, ollama_names
+
+    for name in ollama_names():
+        yield f"ollama:{name}", f"Ollama store ({ollama_models_dir()})"
 
 
 def _hub_entries() -> Iterator[tuple[str, str]]:

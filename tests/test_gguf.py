@@ -218,3 +218,37 @@ def test_gguf_tokenizers_pickle_for_worker_processes(name):
     copy = pickle.loads(pickle.dumps(tokenizer))
     texts = [text for text, _ in llama_cpp_cases(name)]
     assert [list(e.starts) for e in copy.encode(texts)] == [list(e.starts) for e in tokenizer.encode(texts)]
+
+
+# --- models pulled by Ollama ---------------------------------------------------------------
+
+def ollama_store(root: Path, name: str, tag: str, gguf: Path) -> Path:
+    """Ollama's store layout: manifests/<host>/<namespace>/<model>/<tag> naming blobs/sha256-<hex>."""
+    import hashlib
+
+    data = gguf.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    (root / "blobs").mkdir(parents=True, exist_ok=True)
+    (root / "blobs" / f"sha256-{digest}").write_bytes(data)
+    manifest = root / "manifests" / "registry.ollama.ai" / "library" / name / tag
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(json.dumps({"schemaVersion": 2, "layers": [
+        {"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + "0" * 64, "size": 1},
+        {"mediaType": "application/vnd.ollama.image.model", "digest": f"sha256:{digest}", "size": len(data)}]}))
+    return root
+
+
+def test_ollama_model_is_its_gguf_counted_as_llama_cpp(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLLAMA_MODELS", str(ollama_store(tmp_path / "models", "qwen2", "0.5b", vocab("qwen2"))))
+    tokenizer = load_tokenizer("ollama:qwen2:0.5b")
+    assert tokenizer.name == "qwen2:0.5b" and tokenizer.info()["backend"] == "gguf"
+    for text, ids in llama_cpp_cases("qwen2"):
+        assert tokenizer.ids(text) == ids
+    listed = CliRunner().invoke(cli, ["tokenizers", "--json"], env={"OLLAMA_MODELS": str(tmp_path / "models")})
+    assert "ollama:qwen2:0.5b" in {row["spec"] for row in json.loads(listed.stdout)["available"]}
+
+
+def test_ollama_model_not_pulled_is_one_clear_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "empty"))
+    result = run("audit", "-t", "ollama:llama3.2", str(corpus(tmp_path)))
+    assert result.exit_code == 2 and "ollama pull llama3.2" in result.stderr and "Traceback" not in result.output

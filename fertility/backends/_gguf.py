@@ -16,6 +16,8 @@ three tokenizers from the file's metadata as Hugging Face `tokenizers` objects:
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -386,3 +388,50 @@ def load(reference: str, *, pattern: str | None = None) -> GGUFTokenizer:
     if not path.is_file():
         raise TokenizerError(f"{reference}: no such file")
     return GGUFTokenizer(path)
+
+
+def ollama_models_dir() -> Path:
+    return Path(os.environ.get("OLLAMA_MODELS") or Path.home() / ".ollama" / "models")
+
+
+def ollama_manifest(name: str) -> Path:
+    """`llama3.2`, `llama3.2:1b`, `user/model:tag` or `host/namespace/model:tag` -> manifest path."""
+    model, _, tag = name.partition(":")
+    parts = model.split("/")
+    if len(parts) == 1:
+        parts = ["registry.ollama.ai", "library", *parts]
+    elif len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    return ollama_models_dir().joinpath("manifests", *parts, tag or "latest")
+
+
+def ollama_names() -> list[str]:
+    """Every model in the local Ollama store, as `ollama list` names them."""
+    root = ollama_models_dir() / "manifests"
+    names = []
+    for manifest in sorted(p for p in root.glob("*/*/*/*") if p.is_file()) if root.is_dir() else []:
+        host, namespace, model, tag = manifest.relative_to(root).parts
+        prefix = "" if (host, namespace) == ("registry.ollama.ai", "library") else (
+            f"{namespace}/" if host == "registry.ollama.ai" else f"{host}/{namespace}/")
+        names.append(f"{prefix}{model}:{tag}")
+    return names
+
+
+def load_ollama(reference: str, *, pattern: str | None = None) -> GGUFTokenizer:
+    """A model pulled by Ollama: its manifest's model layer is a GGUF blob (never downloaded)."""
+    manifest = ollama_manifest(reference)
+    try:
+        layers = json.loads(manifest.read_text(encoding="utf-8"))["layers"]
+        digest = next(layer["digest"] for layer in layers
+                      if layer.get("mediaType") == "application/vnd.ollama.image.model")
+    except OSError:
+        raise TokenizerError(f"ollama:{reference}: not in the local Ollama store ({ollama_models_dir()}); "
+                             f"we never download: run `ollama pull {reference}` first") from None
+    except (ValueError, KeyError, TypeError, StopIteration, UnicodeDecodeError):
+        raise TokenizerError(f"{manifest}: not an Ollama manifest with a model layer") from None
+    blob = ollama_models_dir() / "blobs" / str(digest).replace(":", "-")
+    if not blob.is_file():
+        raise TokenizerError(f"ollama:{reference}: its model blob {blob} is missing from the store")
+    tokenizer = GGUFTokenizer(blob)
+    tokenizer.name = reference if ":" in reference else f"{reference}:latest"
+    return tokenizer
