@@ -40,7 +40,7 @@ def engine_settings(*, diagnose: bool) -> dict[str, str]:
 
 
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
-          *, doc_mode: str = "line", pattern: str | None = None,
+          *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
@@ -58,7 +58,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
-    loaded = [load_tokenizer(t, pattern=pattern) if isinstance(t, str) else t for t in tokenizers]
+    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
+              for t in tokenizers]
     names = unique_names(loaded, specs)
     if len(set(names)) < len(names):
         raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
@@ -78,7 +79,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     advance = progress(label, total_bytes) if progress else None
     total = run(loaded, documents, evidence=diagnose, cache=cache,
                 jobs=default_jobs() if jobs is None else jobs,
-                specs=[t if isinstance(t, str) else None for t in tokenizers], pattern=pattern,
+                specs=[t if isinstance(t, str) else None for t in tokenizers],
+                load_options={"pattern": pattern, "normalize": normalize},
                 advance=advance, observe=watchers if watchers and any(watchers) else None,
                 chunk_bytes=chunk_bytes)
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)

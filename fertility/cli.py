@@ -180,6 +180,9 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
               help="One row per language, or per Unicode script (languages summed).")
 @click.option("--pattern", metavar="NAME|REGEX",
               help="Split pattern for .tiktoken files of unknown origin (gpt2, cl100k, o200k or a regex).")
+@click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
+              help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
+                   "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
               help="Language premiums are measured against.")
 @click.option("--mix", metavar="LANG=SHARE,...",
@@ -192,7 +195,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, quiet, jobs, no_cache,
+def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
@@ -207,13 +210,14 @@ def audit(tokenizers, corpus, per_file, by, pattern, reference, mix, findings, q
         bundle()  # vl-convert-python is there, before the work
         with progress_bars(not quiet) as progress:
             built = audit_for_report(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
-                                     doc_mode="file" if per_file else "line", pattern=pattern, progress=progress,
-                                     diagnose=findings, reference=reference, mix=parse_mix(mix) if mix else None)
+                                     doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
+                                     progress=progress, diagnose=findings, reference=reference,
+                                     mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
         write_or_echo(page(built), output, force)
         return
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
-                           doc_mode="file" if per_file else "line", pattern=pattern,
+                           doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
     emit(fmt, output, force, result=result, findings=findings, by=by)
@@ -238,6 +242,31 @@ def show(tokenizers, text, file, pattern):
     for spec in tokenizers or DEFAULT_TOKENIZERS:
         tokenizer = load_tokenizer(spec, pattern=pattern)
         console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+
+
+@cli.command("tokenizers")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: formats and available tokenizers.")
+def list_tokenizers(as_json):
+    """List the formats fertility reads and every named tokenizer that loads offline here
+    (tiktoken cache, installed packages, Hugging Face hub cache), with backend and vocab size."""
+    import dataclasses
+    import json
+
+    from .available import FORMATS, available
+
+    found = available()
+    if as_json:
+        click.echo(json.dumps({"formats": dict(FORMATS), "available": [dataclasses.asdict(a) for a in found]},
+                              ensure_ascii=False, indent=2))
+        return
+    click.echo("Formats (-t PATH is recognised by content; or SCHEME:REF):")
+    for scheme, what in FORMATS:
+        click.echo(f"  {scheme:<22} {what}")
+    click.echo("\nAvailable offline on this machine:" if found else "\nNo named tokenizer available offline.")
+    rows = [("SPEC", "BACKEND", "VOCAB", "FROM")] + [(a.spec, a.backend, a.vocab_size, a.where) for a in found]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if found else []
+    for row in rows if found else []:
+        click.echo("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
 
 
 @cli.command()
@@ -306,9 +335,12 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
 @click.option("--per-file", is_flag=True, help="One document per file instead of per line.")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
+@click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
+              help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
+                   "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @output_options
-def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, force):
+def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, output, force):
     """Two tokenizers side by side on the same corpora (default: the bundled samples).
 
     A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
@@ -318,7 +350,7 @@ def compare(a, b, corpus, per_file, reference, pattern, quiet, fmt, output, forc
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
-                                 progress=progress)
+                                 normalize=normalize, progress=progress)
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         print_comparison(console, comparison, width=console.width)
         return
@@ -355,6 +387,9 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
 @click.option("--max-regression", type=float, help="Largest relative chars/token loss per language vs --baseline.")
 @click.option("--reference", help="Reference language for premiums (default eng_Latn).")
+@click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
+              help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
+                   "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("--junit", type=click.Path(path_type=Path), help="Write JUnit XML: one test per threshold.")
 @click.option("--summary", type=click.Path(path_type=Path),
               help="Append a markdown summary here (default: $GITHUB_STEP_SUMMARY when set).")
@@ -363,7 +398,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the table or page here (`-`: stdout).")
 @click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
-          max_unknown_share, baseline, max_regression, reference, junit, summary, fmt, output, force):
+          max_unknown_share, baseline, max_regression, reference, normalize, junit, summary, fmt, output, force):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
 
     Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
@@ -389,7 +424,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "max_grapheme_cut_share": _limits(max_grapheme_cut_share, "--max-grapheme-cut-share"),
                  "max_unknown_share": _limits(max_unknown_share, "--max-unknown-share"),
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
-                 "reference": reference}
+                 "reference": reference, "normalize": normalize}
     table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")

@@ -182,7 +182,7 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 
 def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
-                 progress=None) -> Comparison:
+                 normalize: str | None = None, progress=None) -> Comparison:
     import numpy as np
 
     corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
@@ -192,7 +192,8 @@ def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | 
         collectors[name] = _Collector(len(corpus.documents))
         return collectors[name]
 
-    result = audit([spec_a, spec_b], corpus, pattern=pattern, reference=reference, progress=progress,
+    result = audit([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize, reference=reference,
+                   progress=progress,
                    observers=observer)
     a, b = result.tokenizers
     docs: dict[str, list[int]] = {}
@@ -266,7 +267,7 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
 
 
 def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = False, pattern: str | None = None,
-        reference: str = "eng_Latn", progress=None) -> Comparison:
+        reference: str = "eng_Latn", normalize: str | None = None, progress=None) -> Comparison:
     """`fertility compare`: two tokenizer specs (tokenized now, with intervals) or two saved
     audit JSON files (compared as saved); options that would be ignored are refused."""
     saved = [is_audit_json(Path(x)) for x in (a, b)]
@@ -274,12 +275,13 @@ def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = F
         saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
     if not any(saved):
         return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
-                            pattern=pattern, progress=progress)
+                            pattern=pattern, normalize=normalize, progress=progress)
     if not all(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
     if corpus:
         raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
-    ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern)) if given]
+    ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern),
+                                        ("--normalize", normalize)) if given]
     if ignored:
         raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when "
                          "tokenizing: saved audits carry their own settings (see their signatures)")

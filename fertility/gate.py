@@ -21,7 +21,7 @@ from .results import AuditResult, Counts, ratio, ratios
 from .signature import Signature
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
-SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "baseline", "max_regression")
+SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression")
 KEYS = (*SETTINGS, *PER_LANGUAGE)
 
 
@@ -32,6 +32,7 @@ class GateConfig:
     per_file: bool = False
     reference: str = "eng_Latn"
     pattern: str | None = None
+    normalize: str | None = None  # nfc, nfkc, none; default: what the tokenizer's runtime does
     baseline: str | None = None
     max_regression: float | None = None
     limits: dict[str, dict[str, float]] | None = None  # threshold -> {lang or "*": limit}
@@ -136,6 +137,7 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
                       per_file=_typed(table, "per_file", bool, source, "true or false") or False,
                       reference=_typed(table, "reference", str, source, "a language key (a string)") or "eng_Latn",
                       pattern=_typed(table, "pattern", str, source, "a pattern name or regex (a string)"),
+                      normalize=_typed(table, "normalize", str, source, "nfc, nfkc or none (a string)"),
                       baseline=baseline, max_regression=float(regression) if regression is not None else None,
                       limits=limits, source=source)
 
@@ -189,7 +191,8 @@ def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Chec
     """Audit the tokenizer and check every threshold; returns the checks and the audit signature
     (and appends the audit to `keep`, when given)."""
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
-                   pattern=config.pattern, diagnose=False, reference=config.reference)
+                   pattern=config.pattern, normalize=config.normalize, diagnose=False,
+                   reference=config.reference)
     if keep is not None:
         keep.append(result)
     name = result.tokenizers[0]

@@ -31,8 +31,9 @@ class Report:
 
 
 def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Path], *, doc_mode: str = "line",
-                     pattern: str | None = None, progress=None, diagnose: bool = True,
-                     reference: str = "eng_Latn", mix: dict[str, float] | None = None) -> Report:
+                     pattern: str | None = None, normalize: str | None = None, progress=None,
+                     diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
+                     jobs: int | None = 1, cache: bool = True) -> Report:
     """The audit, plus each document's token count so that premiums get bootstrap intervals
     (documents resampled in pairs with the reference's, as compare.py does for B/A)."""
     import numpy as np
@@ -51,8 +52,8 @@ def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Pat
             seen[index] = len(encoded.starts)
         return see
 
-    result = audit(list(tokenizers), corpus, pattern=pattern, progress=progress, diagnose=diagnose,
-                   reference=reference, mix=mix, observers=observer)
+    result = audit(list(tokenizers), corpus, pattern=pattern, normalize=normalize, progress=progress,
+                   diagnose=diagnose, reference=reference, mix=mix, observers=observer, jobs=jobs, cache=cache)
     docs: dict[str, list[int]] = {}
     for index, doc in enumerate(corpus.documents):
         docs.setdefault(doc.lang, []).append(index)

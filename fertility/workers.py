@@ -29,11 +29,11 @@ _WORKER: dict = {}
 START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
-def _worker_start(specs: list[str], pattern: str | None, evidence: bool, cache_folder: str | None) -> None:
+def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_folder: str | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # the workers are the parallelism
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once
-        _WORKER["tokenizers"] = [load_tokenizer(spec, pattern=pattern) for spec in specs]
+        _WORKER["tokenizers"] = [load_tokenizer(spec, **load_options) for spec in specs]
     _WORKER["evidence"], _WORKER["cache_folder"] = evidence, cache_folder
 
 
@@ -54,13 +54,14 @@ def default_jobs() -> int:
 
 def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evidence: bool,
         cache: ProfileCache | None = None, jobs: int = 1, specs: Sequence[str | None] | None = None,
-        pattern: str | None = None, advance: Callable[[int], None] | None = None,
+        load_options: dict | None = None, advance: Callable[[int], None] | None = None,
         observe: Sequence[Observer | None] | None = None, chunk_bytes: int = CHUNK_BYTES) -> ChunkResult:
     """Measure `documents` with every tokenizer, chunk by chunk, and merge the results in order;
     `cache.stats` counts the profile cache's hits and misses, whichever process had them.
 
     With `jobs` > 1 chunks run in worker processes: forked from this one where the platform
-    allows (tokenizers already loaded), else spawned and loading each tokenizer by its spec.
+    allows (tokenizers already loaded), else spawned and loading each tokenizer by its spec
+    with `load_options` (pattern, normalize), as this process loaded it.
     Observers need every document's tokens here, so they imply one process and whole
     documents (no pieces).
     """
@@ -79,7 +80,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evide
                 chunk_evidence.prepare(tokenizer, evidence=evidence)
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
-                                  pattern, evidence, cache, advance)
+                                  load_options or {}, evidence, cache, advance)
         finally:
             _WORKER.clear()
         cache.stats = cache.stats + total.cache  # the workers' hits and misses
@@ -92,14 +93,14 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evide
     return total
 
 
-def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str], pattern: str | None,
+def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str], load_options: dict,
                   evidence: bool, cache: ProfileCache, advance) -> ChunkResult:
     from concurrent.futures import ProcessPoolExecutor
 
     folder = str(cache.folder) if cache.folder is not None else None
     total = ChunkResult()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
-                               initargs=(specs, pattern, evidence, folder))
+                               initargs=(specs, load_options, evidence, folder))
     try:
         pending: deque = deque()
         for chunk in chunks:  # at most two chunks per worker in flight: memory stays flat

@@ -1,7 +1,7 @@
 """Tokenizer backends behind one small protocol, found through a name -> "module:attr" registry.
 
 A spec is `scheme:reference` (`hf:path/tokenizer.json`, `spm:x.model`, `tiktoken:cl100k_base`,
-`tekken:tekken.json`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
+`tekken:tekken.json`, `gguf:model.gguf`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
 path is recognised by its content. Backend modules are imported only when used.
 """
 
@@ -23,6 +23,9 @@ BACKENDS: dict[str, str] = {
     "spm": "fertility.backends._spm:load",
     "tiktoken": "fertility.backends._tiktoken:load",
     "tekken": "fertility.backends._tiktoken:load_tekken",
+    "gguf": "fertility.backends._gguf:load",
+    "ollama": "fertility.backends._gguf:load_ollama",
+    "transformers": "fertility.backends._transformers:load",
 }
 BASELINES: dict[str, str] = {
     "bytes": "fertility.backends._baselines:Bytes",
@@ -92,9 +95,19 @@ def known_schemes() -> list[str]:
     return [*BACKENDS, *BASELINES]
 
 
-def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
+def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | None = None) -> Tokenizer:
     """Load a tokenizer from a spec; baseline names are reserved, then an existing path wins
-    over a `scheme:` prefix."""
+    over a `scheme:` prefix. `normalize` (nfc, nfkc, none) overrides the Unicode normalization
+    its runtime applies before the file's model; by default it is the runtime's, when known."""
+    from ._normalize import apply, check_form
+
+    form = check_form(normalize)
+    if spec in BASELINES:  # baselines measure the raw text's own units
+        return _resolve(BASELINES[spec])()
+    return apply(_load_spec(spec, pattern), form)
+
+
+def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     if not spec.strip():
         raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")
     if spec in BASELINES:
@@ -103,6 +116,8 @@ def load_tokenizer(spec: str, *, pattern: str | None = None) -> Tokenizer:
         if not Path(spec).is_file() and not Path(spec).is_dir():
             raise TokenizerError(f"{spec}: not a regular file (a pipe or device); a tokenizer file is "
                                  "read more than once, so save it to a file first")
+        if Path(spec).is_dir() and (found := folder_tokenizer(Path(spec))) is not None:
+            return _load(BACKENDS[found[0]], spec, str(found[1]), pattern)
         return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
     if sep and scheme in BACKENDS:
@@ -126,15 +141,36 @@ def _load(target: str, spec: str, reference: str, pattern: str | None) -> Tokeni
         return loader(reference, pattern=pattern)
 
 
+# What a model folder (or hub snapshot) may hold, in the order we use it: scheme, file patterns.
+FOLDER_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("hf", ("tokenizer.json",)),
+    ("hf", ("vocab.json", "merges.txt")),  # GPT-2 style byte-level BPE, before tokenizer.json existed
+    ("tekken", ("tekken.json",)),
+    ("spm", ("tokenizer.model",)), ("spm", ("spiece.model",)), ("spm", ("sentencepiece.bpe.model",)),
+    ("spm", ("*.model",)), ("spm", ("*.model.v*",)),
+    ("tiktoken", ("*.tiktoken",)),
+    ("gguf", ("*.gguf",)),
+    ("transformers", ("tokenizer_config.json",)),  # vocab.txt (BERT) and other slow-only folders
+)
+
+
+def folder_tokenizer(path: Path) -> tuple[str, Path] | None:
+    """(scheme, file or folder to load) for a model folder, else None."""
+    for scheme, patterns in FOLDER_FILES:
+        found = [sorted(p for p in path.glob(pattern) if p.is_file()) for pattern in patterns]
+        if all(found):
+            return scheme, (found[0][0] if len(patterns) == 1 else path)
+    return None
+
+
 def sniff_format(path: Path) -> str:
     """Tell a tokenizer file's format from its content, not its name."""
     if path.is_dir():
-        if (path / "tokenizer.json").is_file():
-            return "hf"
-        models = sorted(path.glob("*.model")) + sorted(path.glob("*.model.v*"))
-        if models:
-            return "spm"
-        raise TokenizerError(f"{path}: directory holds no tokenizer.json or SentencePiece .model")
+        found = folder_tokenizer(path)
+        if found is None:
+            raise TokenizerError(f"{path}: directory holds no tokenizer file (tokenizer.json, vocab.json + "
+                                 "merges.txt, a SentencePiece .model, tekken.json, .tiktoken, .gguf or tokenizer_config.json)")
+        return found[0]
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)
@@ -142,6 +178,8 @@ def sniff_format(path: Path) -> str:
         raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
     if not head:
         raise TokenizerError(f"{path}: empty file, not a tokenizer")
+    if head[:4] == b"GGUF":  # llama.cpp model files, whatever their name
+        return "gguf"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         return _sniff_json(path)
@@ -152,7 +190,7 @@ def sniff_format(path: Path) -> str:
         return "spm"
     raise TokenizerError(f"{path}: unknown tokenizer format (expected a Hugging Face "
                          "tokenizer.json, a SentencePiece .model, a .tiktoken ranks file or "
-                         "a Tekken JSON)")
+                         "a Tekken JSON or a GGUF model file)")
 
 
 def _sniff_json(path: Path) -> str:

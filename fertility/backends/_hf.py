@@ -19,11 +19,6 @@ from ..errors import TokenizerError
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
 
-# What a hub snapshot may hold instead of tokenizer.json, in the order we look for it:
-# SentencePiece models (Llama 2, Mistral v1-v3, T5), Tekken JSON, tiktoken ranks files.
-_HUB_FALLBACKS = ("tokenizer.model", "spiece.model", "sentencepiece.bpe.model", "tekken.json",
-                  "*.model", "*.tiktoken", "*.model.v*")
-
 
 def hub_cache_dir() -> Path:
     if os.environ.get("HF_HUB_CACHE"):
@@ -32,47 +27,58 @@ def hub_cache_dir() -> Path:
     return home / "hub"
 
 
-def _snapshots(repo_id: str) -> list[Path]:
-    """A cached hub model's snapshot folders, refs/main first, then newest first."""
-    repo = hub_cache_dir() / ("models--" + repo_id.replace("/", "--"))
-    ref = repo / "refs" / "main"
-    try:
-        snapshots = [repo / "snapshots" / ref.read_text().strip()] if ref.is_file() else []
-        snapshots += sorted((repo / "snapshots").glob("*"), key=lambda p: p.stat().st_mtime,
-                            reverse=True) if (repo / "snapshots").is_dir() else []
-    except (OSError, UnicodeDecodeError):
-        return []
-    return snapshots
-
-
 def find_in_hub_cache(repo_id: str, filename: str = "tokenizer.json") -> Path | None:
-    """The cached file of a hub model, as `huggingface_hub` lays out its cache, else None."""
-    for snapshot in _snapshots(repo_id):
-        if (snapshot / filename).is_file():
-            return snapshot / filename
-    return None
+    """The cached file of a hub model (refs/main), found by `huggingface_hub` itself, else None."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache_dir())
+    except ValueError:  # not a valid repo id
+        return None
+    return Path(found) if isinstance(found, str) and Path(found).is_file() else None
 
 
-def find_other_in_hub_cache(repo_id: str) -> Path | None:
-    """A cached tokenizer file other than tokenizer.json (SentencePiece, Tekken, .tiktoken)."""
-    for pattern in _HUB_FALLBACKS:
-        for snapshot in _snapshots(repo_id):
-            found = sorted(p for p in snapshot.glob(pattern) if p.is_file())
-            if found:
-                return found[0]
+def hub_snapshots(repo_id: str) -> list[Path]:
+    """A cached hub model's snapshot folders as `huggingface_hub.scan_cache_dir` reports them:
+    the one refs/main points to first, then newest first."""
+    from huggingface_hub import scan_cache_dir
+
+    try:
+        cache = scan_cache_dir(hub_cache_dir())
+    except Exception:  # noqa: BLE001 - CacheNotFound, or a cache it cannot read: nothing cached
+        return []
+    for repo in cache.repos:
+        if repo.repo_id == repo_id and repo.repo_type == "model":
+            revisions = sorted(repo.revisions, key=lambda r: ("main" not in r.refs, -r.last_modified))
+            return [Path(r.snapshot_path) for r in revisions]
+    return []
+
+
+def find_folder_in_hub_cache(repo_id: str) -> tuple[str, Path] | None:
+    """(scheme, file) of the tokenizer a cached snapshot holds (tokenizer.json or any other format)."""
+    from . import folder_tokenizer
+
+    for snapshot in hub_snapshots(repo_id):
+        found = folder_tokenizer(snapshot)
+        if found is not None:
+            return found
     return None
 
 
 def _locate(reference: str) -> Path:
     path = Path(reference)
     if path.is_dir():
-        if not (path / "tokenizer.json").is_file():
-            raise TokenizerError(f"{path}: directory holds no tokenizer.json")
-        return path / "tokenizer.json"
+        if (path / "tokenizer.json").is_file():
+            return path / "tokenizer.json"
+        if (path / "vocab.json").is_file() and (path / "merges.txt").is_file():
+            return path
+        raise TokenizerError(f"{path}: directory holds no tokenizer.json (nor vocab.json + merges.txt)")
     if path.is_file():
         return path
     if reference.count("/") <= 1 and not reference.endswith(".json"):
-        cached = find_in_hub_cache(reference) or find_other_in_hub_cache(reference)
+        cached = find_in_hub_cache(reference)
+        if cached is None and (found := find_folder_in_hub_cache(reference)) is not None:
+            cached = found[1]
         if cached is None:
             raise TokenizerError(f"{reference}: hub model not in the local Hugging Face cache "
                                  f"({hub_cache_dir()}); we never download: run "
@@ -83,9 +89,9 @@ def _locate(reference: str) -> Path:
 
 
 class HFTokenizer:
-    def __init__(self, path: Path, *, name: str | None = None):
+    def __init__(self, path: Path, *, name: str | None = None, built: tokenizers.Tokenizer | None = None):
         try:
-            tokenizer = tokenizers.Tokenizer.from_file(str(path))
+            tokenizer = built or tokenizers.Tokenizer.from_file(str(path))
         except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
@@ -225,8 +231,41 @@ def load(reference: str, *, pattern: str | None = None) -> Tokenizer:
     holding another format instead (tokenizer.model, tekken.json, .tiktoken) is loaded by
     that format's backend."""
     path = _locate(reference)
+    if path.is_dir():
+        return _from_vocab_and_merges(path)
     if path.name != "tokenizer.json" and not Path(reference).exists():  # found in the hub cache
         from . import BACKENDS, _resolve, sniff_format
 
+        if path.name in ("vocab.json", "merges.txt"):
+            return _from_vocab_and_merges(path.parent)
+        if path.name == "tokenizer_config.json":
+            return _resolve(BACKENDS["transformers"])(str(path.parent), pattern=pattern)
         return _resolve(BACKENDS[sniff_format(path)])(str(path), pattern=pattern)
     return HFTokenizer(path)
+
+
+def _from_vocab_and_merges(folder: Path) -> HFTokenizer:
+    """A GPT-2 style folder (vocab.json + merges.txt, no tokenizer.json) built as
+    transformers' GPT2TokenizerFast converter builds it: byte-level BPE, its add_prefix_space
+    from tokenizer_config.json (default off)."""
+    from tokenizers import decoders, models, pre_tokenizers
+
+    config: dict = {}
+    try:
+        loaded = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        config = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    vocab, merges = folder / "vocab.json", folder / "merges.txt"
+    try:
+        with native_errors(folder):
+            bpe = models.BPE.from_file(str(vocab), str(merges))
+    except TokenizerError:
+        raise TokenizerError(f"{folder}: vocab.json + merges.txt do not form a BPE vocabulary "
+                             "(corrupt or mismatched files)") from None
+    except Exception as err:  # noqa: BLE001 - tokenizers raises plain Exception on bad files
+        raise TokenizerError(f"{folder}: vocab.json + merges.txt do not load ({err})") from None
+    tokenizer = tokenizers.Tokenizer(bpe)
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=bool(config.get("add_prefix_space", False)))
+    tokenizer.decoder = decoders.ByteLevel()
+    return HFTokenizer(vocab, name=display_name(folder / "tokenizer.json"), built=tokenizer)

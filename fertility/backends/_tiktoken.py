@@ -25,8 +25,12 @@ from ..errors import FertilityWarning, TokenizerError
 from ..patterns import CL100K, GPT2, O200K, resolve_pattern
 from . import Encoded, PreTokenizer, Tokens
 from ._common import display_name, native_errors, sha256_file, spans_from_lengths
+from ._normalize import runtime_form_from_config
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
+# Qwen's PAT_STR (tokenization_qwen.py; dashscope's qwen_tokenizer.py): cl100k's shape, one digit a piece
+QWEN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+        r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
 # SHA-256 of well-known ranks files -> (encoding name, split pattern).
 KNOWN_RANK_FILES: dict[str, tuple[str, str]] = {
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": ("r50k_base", GPT2),
@@ -35,6 +39,13 @@ KNOWN_RANK_FILES: dict[str, tuple[str, str]] = {
     "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": ("o200k_base", O200K),
     # Whisper's multilingual vocabulary, split with the GPT-2 pattern (whisper/tokenizer.py).
     "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": ("whisper_multilingual", GPT2),
+    # Qwen (1.x) qwen.tiktoken, as shipped in the dashscope package; pattern from its tokenizer code.
+    "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186": ("qwen", QWEN),
+}
+# What the runtime does to text before these ranks see it (nothing in the file says so).
+RUNTIME_NORMALIZATION: dict[str, tuple[str, str]] = {
+    "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186":
+        ("nfc", "Qwen's tokenizer applies NFC before its ranks (tokenization_qwen.py)"),
 }
 NAMED_ENCODINGS: dict[str, str] = {  # name -> sha256 of its ranks file
     "gpt2": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
@@ -72,6 +83,7 @@ class TiktokenTokenizer:
         self.source = source
         self.sha256 = sha256
         self.backend = backend
+        self.runtime_normalization: tuple[str, str] | None = None  # (form, why), applied by the loader
 
     @property
     def encoding(self) -> tiktoken.Encoding:
@@ -195,9 +207,11 @@ def load_ranks_file(path: Path, *, pattern: str | None, name: str | None = None)
     else:
         raise TokenizerError(f"{path}: unknown .tiktoken file (sha256 {sha256[:12]}…), its split "
                              "pattern is not in the file: pass --pattern gpt2|cl100k|o200k|REGEX")
-    return TiktokenTokenizer(name=name or known_name or display_name(path), ranks=parse_ranks(path, data),
-                             pattern=pattern_regex, pattern_name=pattern_name, source=str(path),
-                             sha256=sha256)
+    tokenizer = TiktokenTokenizer(name=name or known_name or display_name(path), ranks=parse_ranks(path, data),
+                                  pattern=pattern_regex, pattern_name=pattern_name, source=str(path),
+                                  sha256=sha256)
+    tokenizer.runtime_normalization = RUNTIME_NORMALIZATION.get(sha256) or runtime_form_from_config(path.parent)
+    return tokenizer
 
 
 def cached_encoding_file(name: str) -> Path | None:
