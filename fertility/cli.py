@@ -23,12 +23,10 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from . import render, render_compare
-from .audit import audit as run_audit
-from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, load_tokenizer
-from .balance import parse_mix, parse_pairs
-from .compare import run as run_compare
-from .corpus import find_files, read_text_file
+# Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
+# library. Each command imports the library parts it calls.
+from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
+from .choices import BALANCES, FORMATS, TRAIN_PATTERN_NAMES, UNITS
 from .errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -39,17 +37,7 @@ from .errors import (
     OutputError,
     UsageError,
 )
-from .gate import find_config, load_config, parse_config, resolve_paths
-from .gate import run as run_gate
 from .output import check_append_target, check_output_file, check_readable, output_target, write_output
-from .render_compare import print_comparison
-from .retrain import check_output as check_retrain_output
-from .retrain import retrain as run_retrain
-from .retrain_report import report as retrain_report
-from .retrain_report import summary as retrain_summary
-from .show import render_shown
-from .show import show as show_tokens
-from .train import BALANCES, TRAIN_PATTERNS, UNITS
 from .version import __version__
 
 
@@ -144,7 +132,7 @@ def output_options(command):
                            help="Overwrite --output if it exists.")(command)
     command = click.option("-o", "--output", type=click.Path(path_type=Path),
                            help="Write results to this file instead of stdout (`-`: stdout).")(command)
-    command = click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS),
+    command = click.option("-f", "--format", "fmt", type=click.Choice(FORMATS),
                            help="Output format [default: $FERTILITY_FORMAT, else table].")(command)
     return command
 
@@ -154,9 +142,9 @@ def resolve_format(fmt: str | None) -> str:
     if fmt:
         return fmt
     value = os.environ.get("FERTILITY_FORMAT") or "table"
-    if value not in render.FORMATS:
+    if value not in FORMATS:
         raise OutputError(f"FERTILITY_FORMAT={value!r} is not a format; "
-                          f"choose one of {', '.join(render.FORMATS)}")
+                          f"choose one of {', '.join(FORMATS)}")
     return value
 
 
@@ -202,6 +190,9 @@ def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
     folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
     """
+    from .audit import audit as run_audit
+    from .balance import parse_mix
+
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
     if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
@@ -234,6 +225,11 @@ def show(tokenizers, text, file, pattern):
 
     Example: fertility show -t tiktoken:cl100k_base "বাংলা ভাষা"
     """
+    from .backends import load_tokenizer
+    from .corpus import read_text_file
+    from .show import render_shown
+    from .show import show as show_tokens
+
     if (text is None) == (file is None):
         raise UsageError("give TEXT or --file FILE (exactly one)")
     if file is not None:
@@ -278,7 +274,7 @@ def list_tokenizers(as_json):
 @click.option("--units", type=click.Choice(UNITS), default="bytes", show_default=True,
               help="bytes: byte-level BPE; graphemes: merges never cut a grapheme cluster.")
 @click.option("--pattern", "train_pattern", default="marks", show_default=True, metavar="NAME|REGEX",
-              help=f"Pre-tokenizer split: {', '.join(TRAIN_PATTERNS)} or a regex.")
+              help=f"Pre-tokenizer split: {', '.join(TRAIN_PATTERN_NAMES)} or a regex.")
 @click.option("--baseline-pattern", type=click.Choice(["gpt2"]),
               help="Train the naive tokenizer on purpose (the GPT-2 split), for demonstrations.")
 @click.option("--weights", metavar="LANG=W,...", help="Sampling multipliers per language, e.g. ben=2,eng=1.")
@@ -295,7 +291,7 @@ def list_tokenizers(as_json):
               help="Corpus for the before/after audit (default: the bundled parallel samples).")
 @click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-@click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS), help="Format of the audit after training.")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the audit after training.")
 def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
             balance, target_parity, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
     """Train a grapheme-aware BPE (a standard tokenizer.json) that fixes the language balance.
@@ -304,6 +300,14 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     folder named like a language (mono/ben/news/x.txt is ben). After training, the new
     tokenizer (and --compare-with) is audited on held-out text, with findings.
     """
+    from .backends import load_tokenizer
+    from .balance import parse_pairs
+    from .corpus import find_files
+    from .retrain import check_output as check_retrain_output
+    from .retrain import retrain as run_retrain
+    from .retrain_report import report as retrain_report
+    from .retrain_report import summary as retrain_summary
+
     fmt = resolve_format(fmt)
     check_retrain_output(out_dir, force=force)  # every path and option before hours of training
     check_readable(held_out, option="--held-out")
@@ -346,13 +350,16 @@ def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, o
     A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
     without re-running, if their corpus and counting settings agree).
     """
+    from . import render_compare
+    from .compare import run as run_compare
+
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
                                  normalize=normalize, progress=progress)
     if fmt == "table" and output is None and (console := Console()).is_terminal:
-        print_comparison(console, comparison, width=console.width)
+        render_compare.print_comparison(console, comparison, width=console.width)
         return
     text = {"json": render_compare.to_json, "csv": render_compare.to_csv, "markdown": render_compare.to_markdown,
             "table": render_compare.to_text, "html": _compare_html}[fmt](comparison)
@@ -369,6 +376,8 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
     """`0.05` (every language) or `ben_Beng=3.5,eng_Latn=4` -> {lang or "*": limit}."""
     if text is None:
         return None
+    from .balance import parse_pairs
+
     try:
         return {"*": float(text)}
     except ValueError:
@@ -406,6 +415,10 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     min_chars_per_token, max_premium, max_grapheme_cut_share, max_unknown_share; per-language
     limits as tables, "*" for every language); options override the file.
     """
+    from . import render
+    from .gate import find_config, load_config, parse_config, resolve_paths
+    from .gate import run as run_gate
+
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     check_append_target(target, option="--summary")  # both reports' places, before the audit
     check_output_file(junit, force=True, option="--junit")
@@ -463,6 +476,7 @@ def report(audits, output, force, mix, figures):
     Two audits of the same corpus (one tokenizer each) are also compared, as `fertility
     compare A.json B.json` does. The page needs no network: scripts and data are inline.
     """
+    from .balance import parse_mix
     from .report import saved_report
     from .report_html import bundle, check_figures, figure_files, page
     from .report_html import figures as write_figures
@@ -489,6 +503,8 @@ def write_or_echo(text: str, output: Path | None, force: bool) -> None:
 def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool = True, by: str = "lang") -> None:
     """Render an AuditResult to stdout or write it atomically to --output. The table format
     fits a terminal by dropping whole columns; off a terminal it is the full table."""
+    from . import render
+
     shown = list(result.findings) if findings else None
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)

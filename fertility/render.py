@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from .results import AuditResult
 
-FORMATS = ("table", "json", "csv", "markdown", "html")
-
 # column -> (header, kind) for human-facing formats
 _DISPLAY = {
     "tokenizer": ("tokenizer", "text"), "lang": ("lang", "text"), "script": ("script", "text"),

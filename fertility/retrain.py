@@ -27,8 +27,8 @@ from .errors import OutputError, UsageError
 from .measure import count
 from .output import check_folder_writable, folder_of, make_folder, replace_files
 from .signature import library_versions
+from .choices import BALANCES
 from .train import (
-    BALANCES,
     TRAIN_PATTERNS,
     check_training_options,
     equal_weights,

@@ -22,6 +22,7 @@ import regex
 import tokenizers
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
+from .choices import TRAIN_PATTERN_NAMES, UNITS
 from .corpus import Document
 from .errors import UsageError
 from .patterns import GPT2
@@ -32,9 +33,7 @@ from .text import graphemes
 # end every sentence with ।). On FLORES devtest, 32k vocab, mono ben+eng: ben 4.16, eng 4.25
 # chars/token, against 4.06 and 4.19 without the punctuation.
 MARKS = r"""'(?:[sdmt]|ll|ve|re)| ?[\p{L}\p{M}]+[.,।॥]?| ?\p{N}+| ?[^\s\p{L}\p{M}\p{N}]+|\s+(?!\S)|\s+"""
-TRAIN_PATTERNS = {"marks": MARKS, "gpt2": GPT2}
-BALANCES = ("equal", "natural")
-UNITS = ("bytes", "graphemes")
+TRAIN_PATTERNS = dict(zip(TRAIN_PATTERN_NAMES, (MARKS, GPT2), strict=True))
 _SEPARATOR = "\x1f"  # between pre-tokens fed to the trainer in grapheme mode (removed from input)
 _PUA_START = 0xF0000  # supplementary private use area A: 65,534 cluster stand-ins
 

@@ -1,5 +1,6 @@
 """The command line, through click's CliRunner and through the installed `fertility` command."""
 
+import importlib
 import json
 import os
 import shutil
@@ -161,7 +162,7 @@ def test_usage_error_exits_2():
 def test_internal_error_exits_3_with_traceback(monkeypatch, tmp_path):
     def explode(*args, **kwargs):
         raise ZeroDivisionError("boom")
-    monkeypatch.setattr("fertility.cli.run_audit", explode)
+    monkeypatch.setattr(importlib.import_module("fertility.audit"), "audit", explode)
     result = run("audit", "-t", "bytes", str(tiny_corpus(tmp_path)))
     assert result.exit_code == 3
     assert "Traceback" in result.stderr and "internal error (ZeroDivisionError: boom)" in result.stderr
@@ -170,7 +171,7 @@ def test_internal_error_exits_3_with_traceback(monkeypatch, tmp_path):
 def test_interrupt_exits_130_not_a_threshold_failure(monkeypatch, tmp_path):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr("fertility.cli.run_audit", interrupted)
+    monkeypatch.setattr(importlib.import_module("fertility.audit"), "audit", interrupted)
     result = run("audit", "-t", "bytes", str(tiny_corpus(tmp_path)))
     assert result.exit_code == 130 and result.stderr == "fertility: error: interrupted\n"
 
@@ -207,3 +208,32 @@ def test_samples_are_a_parallel_corpus():
     assert len(files) >= 12
     counts = {f.name: len(f.read_text(encoding="utf-8").splitlines()) for f in files}
     assert len(set(counts.values())) == 1, counts
+
+
+HEAVY = ("numpy", "pandas", "tokenizers", "sentencepiece", "tiktoken", "vl_convert")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["audit", "--help"], ["compare", "--help"], ["retrain", "--help"],
+                                  ["check", "--help"], ["--version"]])
+def test_help_imports_no_heavy_library(args):
+    """`fertility --help` must start at once: the installed command in a fresh process loads none
+    of numpy, pandas or a tokenizer library (they cost about half a second)."""
+    probe = ("import runpy, sys\n"
+             f"sys.argv = ['fertility', *{args!r}]\n"
+             "try:\n    runpy.run_module('fertility', run_name='__main__')\n"
+             "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
+             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_public_api_names_resolve_to_the_objects_not_their_modules():
+    import fertility
+    from fertility.audit import audit
+    from fertility.compare import compare_live
+    from fertility.retrain import retrain
+
+    assert fertility.audit is audit and fertility.compare is compare_live and fertility.retrain is retrain
+    for name in fertility.__all__:
+        assert getattr(fertility, name) is not None

@@ -6,6 +6,7 @@ values are re-derived from an audit's counts, or from tiktoken / tokenizers call
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -382,7 +383,7 @@ def test_exit_0_and_1(tmp_path, monkeypatch):
 def test_internal_error_exits_3_with_a_traceback(tmp_path, monkeypatch):
     def explode(config):
         raise ZeroDivisionError("boom")
-    monkeypatch.setattr("fertility.cli.run_gate", explode)
+    monkeypatch.setattr(importlib.import_module("fertility.gate"), "run", explode)
     monkeypatch.chdir(make_project(tmp_path, BASE + "min_chars_per_token = 0.1\n", name="fertility.toml"))
     result = run("check")
     assert result.exit_code == 3

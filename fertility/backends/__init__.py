@@ -11,11 +11,12 @@ import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from ..errors import TokenizerError, UsageError
+
+if TYPE_CHECKING:  # annotations only: `fertility --help` starts without numpy
+    import numpy as np
 
 # Every backend module exposes `load(reference, *, pattern=None) -> Tokenizer`.
 BACKENDS: dict[str, str] = {

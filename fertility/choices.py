@@ -1,0 +1,12 @@
+"""Option choices the command line offers before any library is imported.
+
+`fertility --help` must start without numpy, pandas or a tokenizer library, so the choices its
+options list live here, in a module that imports nothing; the modules that act on them import
+them from here.
+"""
+
+FORMATS = ("table", "json", "csv", "markdown", "html")  # render.py renders each
+UNITS = ("bytes", "graphemes")  # train.py: what BPE merges are built from
+BALANCES = ("equal", "natural")  # train.py: how languages are weighted without --weights
+TRAIN_PATTERN_NAMES = ("marks", "gpt2")  # patterns.TRAIN_PATTERNS: named pre-tokenizer splits
+NORMALIZE_FORMS = ("nfc", "nfkc", "none")  # backends/_normalize.py: runtime normalization
