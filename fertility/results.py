@@ -53,7 +53,8 @@ RATIO_COLUMNS = ["chars_per_token", "bytes_per_token", "graphemes_per_token",
                  "grapheme_cut_share"]
 
 
-def ratio(numerator: int, denominator: int) -> float:
+def ratio(numerator: float, denominator: float) -> float:
+    """The one division: a zero denominator gives NaN, never 0."""
     return numerator / denominator if denominator else math.nan
 
 

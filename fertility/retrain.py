@@ -22,12 +22,12 @@ import tokenizers
 
 from .backends._hf import HFTokenizer
 from .balance import premiums
+from .choices import BALANCES
 from .corpus import Corpus, read_corpus
 from .errors import OutputError, UsageError
 from .measure import count
 from .output import check_folder_writable, folder_of, make_folder, replace_files
 from .signature import library_versions
-from .choices import BALANCES
 from .train import (
     TRAIN_PATTERNS,
     check_training_options,

@@ -43,7 +43,8 @@ def show(tokenizer: Tokenizer, text: str) -> Shown:
         seen, spans = pre.split(text)
         _, _, cut_positions = analyse(seen, spans)
         pre_pieces = [seen[a:b] for a, b in spans]
-        pre_cuts = [a in set(cut_positions) for a, _ in spans[1:]]
+        cut_at = set(cut_positions)
+        pre_cuts = [a in cut_at for a, _ in spans[1:]]
     unknown = encoded.unknown.tolist() if encoded.unknown is not None else [False] * len(encoded.starts)
     return Shown(token_pieces(text, encoded), cuts, unknown, prof.n_chars, prof.n_graphemes,
                  pre_pieces, pre_cuts, pre.name if pre is not None else None)
@@ -75,7 +76,7 @@ def render_shown(name: str, shown: Shown, *, color: bool = True) -> Text:
     out.append("  tokens:      ")
     out.append_text(_line(shown.pieces, shown.cuts, color=color, unknown=shown.unknown))
     out.append("\n")
-    if shown.pre_pieces is not None:
+    if shown.pre_pieces is not None and shown.pre_cuts is not None:
         out.append("  pre-tokens:  ")
         out.append_text(_line(shown.pre_pieces, shown.pre_cuts, color=color))
         out.append(f"\n  ({shown.pre_tokenizer}: {len(shown.pre_pieces)} pre-tokens, "

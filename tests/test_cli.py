@@ -42,7 +42,7 @@ def test_default_audit_runs_on_bundled_samples_and_shows_the_imbalance():
     langs = {lang for _, lang in rows}
     assert len(langs - {"ALL"}) >= 12
     ben, eng = rows[("cl100k_base", "ben_Beng")], rows[("cl100k_base", "eng_Latn")]
-    assert ben["chars_per_token"] < 1.5 < 3.5 < eng["chars_per_token"]
+    assert ben["chars_per_token"] < 1.5 and eng["chars_per_token"] > 3.5
 
 
 def test_json_contract(tmp_path):
@@ -190,14 +190,15 @@ def test_installed_command_runs_in_a_subprocess(tmp_path):
         pytest.skip("the fertility command is not installed (pip install -e .)")
     tekken = mistral_file("tekken_240911.json")
     done = subprocess.run([exe, "audit", "-t", "bytes", "-t", str(tekken), "-f", "json", "-q",
-                           str(tiny_corpus(tmp_path))], capture_output=True, text=True, timeout=300)
+                           str(tiny_corpus(tmp_path))], check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = {(r["tokenizer"], r["lang"]) for r in json.loads(done.stdout)["rows"]}
     assert ("tekken_240911", "ben_Beng") in rows
-    module = subprocess.run([sys.executable, "-m", "fertility", "--version"], capture_output=True, text=True)
+    module = subprocess.run([sys.executable, "-m", "fertility", "--version"], check=False, capture_output=True,
+                            text=True)
     assert module.returncode == 0 and "fertility" in module.stdout
     failed = subprocess.run([exe, "audit", "-t", "bytes", str(tmp_path / "missing")],
-                            capture_output=True, text=True)
+                            check=False, capture_output=True, text=True)
     assert failed.returncode == 2 and failed.stderr.startswith("fertility: error: ")
     assert "Traceback" not in failed.stderr
 

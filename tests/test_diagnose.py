@@ -151,7 +151,7 @@ def test_flores_names_the_gpt2_pre_tokenizer_as_the_cause(flores):
     assert ceiling.severity == "error"
     measured = ceiling.measured
     assert measured["chars_per_pretoken"] == pytest.approx(chars / pretokens)
-    assert measured["chars_per_pretoken"] < 1.6 < 3.5 < measured["reference_chars_per_pretoken"]
+    assert measured["chars_per_pretoken"] < 1.6 and measured["reference_chars_per_pretoken"] > 3.5
     assert "r50k_base" in measured["pre_tokenizer"] and f"{chars / pretokens:.2f}" in ceiling.message
     # cl100k's pattern lets one mark lead a piece ([^\r\n\p{L}\p{N}]?+\p{L}++): still capped
     assert [f.tokenizer for f in found(result, "pretokenizer-ceiling", "ben_Beng")] == ["r50k_base", "cl100k_base"]
