@@ -220,10 +220,10 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     corpus = read_corpus(corpus_paths, doc_mode="file" if per_file else "line")
     chosen = resolve_weights(corpus, weights=weights, temperature=temperature, balance=balance)
     steps: list[dict] = []
-    dev_record: dict | None = None
+    parity_record: dict = {}
     started = time.perf_counter()
     if trainer == "parity":
-        tokenizer, dev_record = _train_parity(corpus, dev, chosen, units=units, pattern=pattern,
+        tokenizer, parity_record = _train_parity(corpus, dev, chosen, units=units, pattern=pattern,
                                               vocab_size=vocab_size, seed=seed, min_frequency=min_frequency,
                                               settings=parity, show_progress=show_progress)
     else:
@@ -234,8 +234,8 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
         if steps:
             chosen = steps[-1]["weights"]
     seconds = time.perf_counter() - started
-    if dev is not None:
-        dev_record = {**(dev_record or {}), "files": list(dev.files), "sha256": dev.sha256}
+    dev_record = None if dev is None else {"files": list(dev.files), "sha256": dev.sha256,
+                                           "unused_languages": parity_record.get("dev_languages_unused", [])}
     report = parity_report(*line_tokens(tokenizer, evaluation), reference=reference) \
         if reference in evaluation.scripts else None
     record = {
@@ -255,6 +255,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
         "held_out": {"files": list(evaluation.files), "sha256": evaluation.sha256,
                      "parity": report.to_dict() if report else None},
         "weights_used": chosen,
+        "parity_ratios": parity_record.get("parity_ratios"),
         "parity_steps": steps,
         "vocab_size": tokenizer.get_vocab_size(),
         "training_seconds": round(seconds, 2),
@@ -302,11 +303,10 @@ def _train_parity(corpus: Corpus, dev: Corpus | None, chosen: dict[str, float], 
     dev_texts, ratios = None, None
     if dev is not None:
         dev_texts, unused = _dev_texts(corpus, dev, "--target-parity")
-        record["unused_languages"] = unused
+        record["dev_languages_unused"] = unused
     else:
         ratios, source = byte_premium_ratios(corpus, list(texts), units)
-        record["ratios"] = ratios
-        record["ratios_from"] = source
+        record["parity_ratios"] = {"ratios": ratios, "from": source}
     tokenizer = train_parity(texts, dev=dev_texts, ratios=ratios, vocab_size=vocab_size, units=units,
                              pattern=split, min_frequency=min_frequency, settings=settings,
                              show_progress=show_progress)
