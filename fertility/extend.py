@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import regex
@@ -71,6 +72,21 @@ def token_bytes(token: str) -> bytes | None:
         return None
 
 
+@lru_cache(maxsize=16)
+def _lead_pairs(names: tuple[str, ...]) -> frozenset[bytes]:
+    everything = "".join(chr(cp) for cp in range(0x80, 0x110000) if not 0xD800 <= cp <= 0xDFFF)
+    ours_re = regex.compile("[" + "".join(f"\\p{{Script={n}}}" for n in names) + "]")
+    ours = {m.start() for m in ours_re.finditer(everything)}
+    neutral = {m.start() for m in regex.finditer(r"[\p{Script=Common}\p{Script=Inherited}\p{Cn}]", everything)}
+    pairs: dict[bytes, bool] = {}
+    for i, char in enumerate(everything):
+        if i in ours:
+            pairs.setdefault(char.encode("utf-8")[:2], True)
+        elif i not in neutral:
+            pairs[char.encode("utf-8")[:2]] = False
+    return frozenset(p for p, only_ours in pairs.items() if only_ours)
+
+
 def script_lead_pairs(scripts: Iterable[str]) -> frozenset[bytes]:
     """UTF-8 (lead byte, first continuation byte) pairs whose assigned code points all belong to
     these scripts, or to Common/Inherited (a danda, a ZWJ): a token holding one of them can
@@ -80,21 +96,7 @@ def script_lead_pairs(scripts: Iterable[str]) -> frozenset[bytes]:
         for part in SCRIPT_ALIASES.get(code, (code,)):
             if part in SCRIPT_NAMES:
                 names.add(SCRIPT_NAMES[part])
-    if not names:
-        return frozenset()
-    ours = regex.compile("[" + "".join(f"\\p{{Script={n}}}" for n in sorted(names)) + "]")
-    neutral = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}\p{Cn}]")
-    pairs: dict[bytes, bool] = {}
-    for cp in range(0x80, 0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        char = chr(cp)
-        pair = char.encode("utf-8")[:2]
-        if ours.match(char):
-            pairs.setdefault(pair, True)
-        elif not neutral.match(char):
-            pairs[pair] = False
-    return frozenset(p for p, only_ours in pairs.items() if only_ours)
+    return _lead_pairs(tuple(sorted(names))) if names else frozenset()
 
 
 def _is_ours(token: str, pairs: frozenset[bytes]) -> bool:
