@@ -221,7 +221,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     chosen = resolve_weights(corpus, weights=weights, temperature=temperature, balance=balance)
     steps: list[dict] = []
     parity_record: dict = {}
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     if trainer == "parity":
         tokenizer, parity_record = _train_parity(corpus, dev, chosen, units=units, pattern=pattern,
                                               vocab_size=vocab_size, seed=seed, min_frequency=min_frequency,
@@ -233,7 +233,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
                                              show_progress=show_progress)
         if steps:
             chosen = steps[-1]["weights"]
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - started_cpu
     dev_record = None if dev is None else {"files": list(dev.files), "sha256": dev.sha256,
                                            "unused_languages": parity_record.get("dev_languages_unused", [])}
     report = parity_report(*line_tokens(tokenizer, evaluation), reference=reference) \
@@ -259,6 +259,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
         "parity_steps": steps,
         "vocab_size": tokenizer.get_vocab_size(),
         "training_seconds": round(seconds, 2),
+        "training_cpu_seconds": round(cpu_seconds, 2),  # all threads: comparable on a busy machine
         "libraries": library_versions(),
     }
     write_folder(tokenizer.to_str(pretty=True), record, output, force=force)
