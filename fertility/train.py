@@ -110,7 +110,7 @@ def train_bytes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern:
 class _ClusterMap:
     """Multi-code-point grapheme clusters <-> private-use stand-ins, built as text streams by."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.to_char: dict[str, str] = {}
         self.to_cluster: dict[str, str] = {}
 
