@@ -5,6 +5,11 @@ what a user would write by hand: a byte-level BPE fed the same lines, with the G
 pre-tokenizer, and with our mark-aware split (whose longer Bengali pre-tokens make training
 itself slower: that part is the price of the fix, not overhead). Ours reads the corpus strictly,
 samples by language, saves tokenizer.json and a record. Goal: at most 1.5x. Run: python benchmarks/bench_retrain.py [MONO_DIR] [VOCAB]
+
+`--parity [VOCAB]`: the 22-language data of issue 13 (NTREX-128 + FLORES-200 dev) instead, where
+the cost of `--trainer parity` (tokenizers' ParityBpeTrainer against the FLORES dev set) is given as
+a ratio against a plain BpeTrainer on the same lines with the same split, and against our own
+`--trainer bpe` on the same data. Run: python benchmarks/bench_retrain.py --parity [VOCAB]
 """
 
 from __future__ import annotations
@@ -52,14 +57,40 @@ def plain_bpe(files: list[Path], vocab_size: int, split: str | None = None) -> f
     return time.perf_counter() - start
 
 
-def ours(mono: Path, vocab_size: int, **options) -> float:
+def ours(mono: Path | list[Path], vocab_size: int, **options) -> float:
+    """Training seconds as retrain records them (reading, sampling, training; no held-out audit)."""
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        retrain([mono], output=Path(tmp) / "out", vocab_size=vocab_size, **options)
-        return time.perf_counter() - start
+        paths = mono if isinstance(mono, list) else [mono]
+        result = retrain(paths, output=Path(tmp) / "out", vocab_size=vocab_size, **options)
+        return result.record["training_seconds"]
+
+
+LANGS = ("amh", "arb", "ben", "deu", "eng", "fra", "hin", "jpn", "khm", "kor", "mya", "npi", "rus", "sin", "spa",
+         "swh", "tam", "tel", "tha", "urd", "yor", "zho")
+
+
+def parity_costs(vocab: int) -> None:
+    """Issue 13's data: 22 languages, NTREX-128 + FLORES-200 dev; one run each (they take minutes)."""
+    corpora = SHARED_CORPORA
+    dev = [p for p in sorted((corpora / "flores200" / "dev").glob("*.txt")) if p.stem.split("_")[0] in LANGS]
+    train = [*sorted((corpora / "ntrex128").glob("*.txt")), *dev]
+    devtest = corpora / "flores200" / "devtest"
+    print(f"data: NTREX-128 + FLORES-200 dev, {len(LANGS)} languages "
+          f"({sum(f.stat().st_size for f in train) / 1e6:.1f} MB), vocab {vocab:,}")
+    plain = plain_bpe(train, vocab, MARKS)
+    bpe = ours([corpora / "ntrex128", *dev], vocab, trainer="bpe", balance="natural", held_out=[devtest])
+    parity = ours([corpora / "ntrex128", *dev], vocab, target_parity=corpora / "flores200" / "dev",
+                  held_out=[devtest])
+    print(f"{'run':60} {'seconds':>8} {'vs plain':>9}")
+    print(f"{'plain BpeTrainer, our mark-aware split, same lines':60} {plain:8.1f} {1:9.2f}")
+    print(f"{'retrain --trainer bpe --balance natural':60} {bpe:8.1f} {bpe / plain:9.2f}")
+    print(f"{'retrain --target-parity FLORES dev (parity trainer)':60} {parity:8.1f} {parity / plain:9.2f}")
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--parity":
+        parity_costs(int(sys.argv[2]) if len(sys.argv) > 2 else 64_000)
+        return
     mono = Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED_CORPORA / "mono"
     vocab = int(sys.argv[2]) if len(sys.argv) > 2 else 32_000
     files = sorted(mono.rglob("*.txt"))

@@ -8,5 +8,10 @@ them from here.
 FORMATS = ("table", "json", "csv", "markdown", "html")  # render.py renders each
 UNITS = ("bytes", "graphemes")  # train.py: what BPE merges are built from
 BALANCES = ("equal", "natural")  # train.py: how languages are weighted without --weights
-TRAIN_PATTERN_NAMES = ("marks", "gpt2")  # patterns.TRAIN_PATTERNS: named pre-tokenizer splits
+TRAIN_PATTERN_NAMES = ("marks", "gpt2")
+TRAINERS = ("bpe", "parity")  # retrain.py: plain BPE, or tokenizers' ParityBpeTrainer
+PARITY_VARIANTS = ("base", "window")  # train.ParitySettings
+DEFAULT_PARITY_VARIANT = "base"
+DEFAULT_GLOBAL_MERGES = 0.0  # share of merges learned as plain BPE before the parity ones  # patterns.TRAIN_PATTERNS: named pre-tokenizer splits
+EXTEND_SPLITS = ("keep", "marks")  # extend.py: keep the base pre-tokenizer, or the mark-aware split
 NORMALIZE_FORMS = ("nfc", "nfkc", "none")  # backends/_normalize.py: runtime normalization

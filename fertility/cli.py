@@ -26,7 +26,17 @@ from rich.progress import (
 # Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
-from .choices import BALANCES, FORMATS, TRAIN_PATTERN_NAMES, UNITS
+from .choices import (
+    BALANCES,
+    DEFAULT_GLOBAL_MERGES,
+    DEFAULT_PARITY_VARIANT,
+    EXTEND_SPLITS,
+    FORMATS,
+    PARITY_VARIANTS,
+    TRAIN_PATTERN_NAMES,
+    TRAINERS,
+    UNITS,
+)
 from .errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -283,6 +293,14 @@ def list_tokenizers(as_json):
               help="Without --weights/--temperature: equal characters per language, or as given.")
 @click.option("--target-parity", type=click.Path(path_type=Path), metavar="PARALLEL_DEV",
               help="Retrain with weights moved until premiums on this parallel dev set approach 1.0.")
+@click.option("--trainer", type=click.Choice(TRAINERS),
+              help="bpe: BpeTrainer (with --target-parity: reweighted and retrained); parity: tokenizers' "
+                   "ParityBpeTrainer, each merge to the language worst compressed on the dev set, or on "
+                   "byte-premium targets without one [default: parity with --target-parity, else bpe].")
+@click.option("--parity-variant", type=click.Choice(PARITY_VARIANTS), default=DEFAULT_PARITY_VARIANT,
+              show_default=True, help="ParityBpeTrainer variant.")
+@click.option("--global-merges", type=float, default=DEFAULT_GLOBAL_MERGES, show_default=True,
+              metavar="SHARE", help="Share of the merges learned as plain BPE before parity mode.")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
@@ -293,7 +311,8 @@ def list_tokenizers(as_json):
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the audit after training.")
 def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
-            balance, target_parity, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
+            balance, target_parity, trainer, parity_variant, global_merges, reference, seed, per_file,
+            compare_with, held_out, force, quiet, fmt):
     """Train a grapheme-aware BPE (a standard tokenizer.json) that fixes the language balance.
 
     CORPUS: files or folders; a file's language is its name (ben_Beng.txt) or the nearest
@@ -307,6 +326,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from .retrain import retrain as run_retrain
     from .retrain_report import report as retrain_report
     from .retrain_report import summary as retrain_summary
+    from .train import ParitySettings
 
     fmt = resolve_format(fmt)
     check_retrain_output(out_dir, force=force)  # every path and option before hours of training
@@ -321,6 +341,8 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
                          weights=parse_pairs(weights, option="--weights") if weights else None,
                          temperature=temperature, balance=balance, target_parity=target_parity,
                          reference=reference, seed=seed, per_file=per_file, force=force,
+                         trainer=trainer, held_out=list(held_out) or None,
+                         parity=ParitySettings(variant=parity_variant, global_merges=global_merges),
                          show_progress=not quiet and console.is_terminal)
     console.print(retrain_summary(result), markup=False)
     report = retrain_report(result, compare_with=compare_with, held_out=list(held_out), reference=reference)
@@ -330,6 +352,66 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
         write_or_echo(page(before_after(report.after)), None, False)
         return
     emit(fmt, None, False, result=report.after, findings=True)
+    if result.held_out_parity is not None and fmt in ("table", "markdown"):
+        from .parity import render_parity
+        click.echo(render_parity(result.held_out_parity))
+
+
+@cli.command()
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--add", "add", type=int, required=True, metavar="N", help="How many tokens to add.")
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
+                   "files and --force).")
+@click.option("--split", type=click.Choice(EXTEND_SPLITS), default="keep", show_default=True,
+              help="keep: the base pre-tokenizer as it is; marks: combining marks stay with their letters "
+                   "(reports which held-out lines that alone changes).")
+@click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
+              help="Corpus for the before/after audit and the changed-lines report "
+                   "(default: the bundled parallel samples).")
+@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the before/after audit.")
+def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet, fmt):
+    """Add N tokens for the corpus's languages to a byte-level BPE tokenizer.json.
+
+    Every existing id and merge stays: new tokens get ids after the last one and new merges
+    rank after the old, and each new token holds bytes only the corpus's scripts use, so text
+    in other scripts encodes to the same ids. BASE is audited beside the result on held-out text.
+    """
+    from .audit import audit as run_audit
+    from .corpus import find_files
+    from .extend import extend as run_extend
+    from .retrain import check_output as check_retrain_output
+
+    fmt = resolve_format(fmt)
+    check_retrain_output(out_dir, force=force)  # every path and option before the work
+    check_readable([base, *corpus], option="extend")
+    check_readable(held_out, option="--held-out")
+    for path in held_out:
+        find_files(path)
+    console = stderr_console()
+    result = run_extend(base, list(corpus), add=add, output=out_dir, split=split,
+                        check_corpus=list(held_out) or None, force=force,
+                        show_progress=not quiet and console.is_terminal)
+    record = result.record
+    console.print(f"wrote {out_dir / 'tokenizer.json'} ({record['added_tokens']:,} tokens added as ids "
+                  f"{record['base']['ids']:,}-{record['base']['ids'] + record['added_tokens'] - 1:,}, "
+                  f"{record['added_merges']:,} merges appended; every base id decodes as before) and "
+                  f"{out_dir / 'training.json'}", markup=False)
+    if record["added_tokens"] < add:
+        console.print(f"warning: the corpus gave only {record['added_tokens']:,} new tokens seen at "
+                      f"least twice (asked for {add:,})", markup=False)
+    for key, label in (("split_alone_changed_lines", "the mark-aware split alone changes the ids of"),
+                       ("held_out_changed_lines", "held-out lines whose ids changed:")):
+        changed = record[key]
+        if changed:
+            console.print(f"{label} " + ", ".join(f"{lang} {c['changed']}/{c['lines']}"
+                                                  for lang, c in changed.items()), markup=False)
+    after = run_audit([str(base), str(out_dir / "tokenizer.json")], list(held_out), reference=reference)
+    emit(fmt, None, False, result=after, findings=True)
 
 
 @cli.command()

@@ -24,8 +24,10 @@ class RetrainReport:
 def summary(retrained: Retrained) -> str:
     """One line for stderr: what was written, and the sampling weights used."""
     record = retrained.record
+    trainer = record.get("arguments", {}).get("trainer")
     return (f"wrote {retrained.output / 'tokenizer.json'} (vocab {record['vocab_size']:,}, "
-            f"{record['training_seconds']:.1f} s) and {retrained.output / 'training.json'}; weights: "
+            + (f"{trainer} trainer, " if trainer else "")
+            + f"{record['training_seconds']:.1f} s) and {retrained.output / 'training.json'}; weights: "
             + ", ".join(f"{k}={v:.2f}" for k, v in retrained.weights.items()))
 
 

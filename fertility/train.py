@@ -16,13 +16,14 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import regex
 import tokenizers
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
-from .choices import TRAIN_PATTERN_NAMES, UNITS
+from .choices import DEFAULT_GLOBAL_MERGES, DEFAULT_PARITY_VARIANT, PARITY_VARIANTS, TRAIN_PATTERN_NAMES, UNITS
 from .corpus import Document
 from .errors import UsageError
 from .patterns import GPT2
@@ -106,7 +107,7 @@ def train_bytes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern:
 class _ClusterMap:
     """Multi-code-point grapheme clusters <-> private-use stand-ins, built as text streams by."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.to_char: dict[str, str] = {}
         self.to_cluster: dict[str, str] = {}
 
@@ -130,31 +131,107 @@ class _ClusterMap:
         return "".join(self.to_cluster.get(c, c) for c in text)
 
 
-def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern: str,
-                    min_frequency: int, show_progress: bool) -> tokenizers.Tokenizer:
-    split = regex.compile(pattern)
-    clusters = _ClusterMap()
+class _GraphemeText:
+    """Texts mapped to cluster stand-ins, pre-tokens joined by the separator; the mapping also
+    learns which clusters exist: the strings their assembly merges build take vocabulary room,
+    except those already in the alphabet."""
 
-    # Map every text once; the pass also learns which clusters exist: the strings their
-    # assembly merges build take vocabulary room, except those already in the alphabet.
-    mapped = [_SEPARATOR.join(clusters.encode(piece) for piece in split.findall(text.replace(_SEPARATOR, " ")))
-              for text in texts()]
-    alphabet: set[str] = set()
-    for text in mapped:
-        alphabet.update(text)
-    alphabet = {clusters.decode(c) for c in alphabet}
-    assembly = _assembly_merges(clusters.to_char)
-    extra = {piece for merge in assembly for piece in (*merge, merge[0] + merge[1])} - alphabet
-    room = vocab_size - 256 - len(extra)
-    if room < 1000:
-        raise UsageError(f"--vocab-size {vocab_size} leaves no room: {len(assembly)} grapheme clusters "
-                         f"and 256 bytes need to fit first; use at least {vocab_size - room + 1000}")
+    def __init__(self, pattern: str):
+        self.split = regex.compile(pattern)
+        self.clusters = _ClusterMap()
+        self.alphabet: set[str] = set()
+
+    def map(self, texts: Iterable[str]) -> list[str]:
+        mapped = [_SEPARATOR.join(self.clusters.encode(piece)
+                                  for piece in self.split.findall(text.replace(_SEPARATOR, " ")))
+                  for text in texts]
+        for text in mapped:
+            self.alphabet.update(text)
+        return mapped
+
+    def room(self, vocab_size: int) -> tuple[list[tuple[str, str]], int]:
+        """Assembly merges, and how many learned tokens fit beside them and the 256 bytes."""
+        alphabet = {self.clusters.decode(c) for c in self.alphabet}
+        assembly = _assembly_merges(self.clusters.to_char)
+        extra = {piece for merge in assembly for piece in (*merge, merge[0] + merge[1])} - alphabet
+        room = vocab_size - 256 - len(extra)
+        if room < 1000:
+            raise UsageError(f"--vocab-size {vocab_size} leaves no room: {len(assembly)} grapheme clusters "
+                             f"and 256 bytes need to fit first; use at least {vocab_size - room + 1000}")
+        return assembly, room
+
+
+def _separator_tokenizer() -> tokenizers.Tokenizer:
     trainer_tokenizer = tokenizers.Tokenizer(models.BPE())
     trainer_tokenizer.pre_tokenizer = pre_tokenizers.Split(_SEPARATOR, behavior="removed")
+    return trainer_tokenizer
+
+
+def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, pattern: str,
+                    min_frequency: int, show_progress: bool) -> tokenizers.Tokenizer:
+    grapheme_text = _GraphemeText(pattern)
+    mapped = grapheme_text.map(texts())
+    assembly, room = grapheme_text.room(vocab_size)
+    trainer_tokenizer = _separator_tokenizer()
     trainer = trainers.BpeTrainer(vocab_size=room, min_frequency=min_frequency,
                                   show_progress=show_progress)
     trainer_tokenizer.train_from_iterator(mapped, trainer)
-    return _assemble(trainer_tokenizer, clusters, assembly, pattern)
+    return _assemble(trainer_tokenizer, grapheme_text.clusters, assembly, pattern)
+
+
+@dataclass(frozen=True)
+class ParitySettings:
+    """How `tokenizers`' ParityBpeTrainer is run (see README: the combination that was measured)."""
+
+    variant: str = DEFAULT_PARITY_VARIANT  # or "window"
+    global_merges: float = DEFAULT_GLOBAL_MERGES  # share of the merges learned as plain BPE first
+    window_size: int = 100
+    alpha: float = 2.0
+
+    def fragment(self) -> dict:
+        return {"variant": self.variant, "global_merges": self.global_merges,
+                "window_size": self.window_size, "alpha": self.alpha}
+
+
+DEFAULT_PARITY = ParitySettings()
+
+
+def train_parity(train: dict[str, list[str]], *, dev: dict[str, list[str]] | None,
+                 ratios: dict[str, float] | None, vocab_size: int, units: str, pattern: str,
+                 min_frequency: int, settings: ParitySettings, show_progress: bool) -> tokenizers.Tokenizer:
+    """Parity-aware BPE: each merge goes to the language the dev set (or the target ratios)
+    shows compressed worst. `train`, `dev` and `ratios` are keyed by the same languages."""
+    langs = list(train)
+    if settings.variant not in PARITY_VARIANTS:
+        raise UsageError(f"--parity-variant {settings.variant!r}: choose one of {', '.join(PARITY_VARIANTS)}")
+    if not 0 <= settings.global_merges < 1:
+        raise UsageError(f"--global-merges {settings.global_merges}: give a share of the merges in [0, 1)")
+
+    def trainer(num_merges: int, **alphabet) -> trainers.ParityBpeTrainer:
+        return trainers.ParityBpeTrainer(
+            num_merges=num_merges, variant=settings.variant, min_frequency=min_frequency,
+            global_merges=int(num_merges * settings.global_merges), window_size=settings.window_size,
+            alpha=settings.alpha, show_progress=show_progress, **alphabet)
+
+    ratio_list = [ratios[lang] for lang in langs] if ratios and dev is None else None
+    if units == "graphemes":
+        grapheme_text = _GraphemeText(pattern)
+        mapped = {lang: grapheme_text.map(train[lang]) for lang in langs}
+        mapped_dev = {lang: grapheme_text.map(dev[lang]) for lang in langs} if dev is not None else None
+        assembly, room = grapheme_text.room(vocab_size)
+        trainer_tokenizer = _separator_tokenizer()
+        # the alphabet counts against the trainer's vocabulary: merges are what is left of room
+        n_merges = max(1, room - len({c for texts in mapped.values() for t in texts for c in t} - {_SEPARATOR}))
+        trainer(n_merges).train_from_iterator(
+            trainer_tokenizer, [iter(mapped[lang]) for lang in langs],
+            dev_iterators=[iter(mapped_dev[lang]) for lang in langs] if mapped_dev is not None else None,
+            ratio=ratio_list)
+        return _assemble(trainer_tokenizer, grapheme_text.clusters, assembly, pattern)
+    tokenizer = _byte_level_tokenizer(pattern)
+    trainer(vocab_size - 256, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()).train_from_iterator(
+        tokenizer, [iter(train[lang]) for lang in langs],
+        dev_iterators=[iter(dev[lang]) for lang in langs] if dev is not None else None, ratio=ratio_list)
+    return tokenizer
 
 
 def bpe_pieces(word: str, ranks: dict[tuple[str, str], int]) -> list[str]:

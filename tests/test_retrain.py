@@ -11,10 +11,12 @@ from click.testing import CliRunner
 from real_files import shared
 
 from fertility import audit, load_tokenizer, read_corpus
+from fertility.balance import gini
 from fertility.cli import cli
 from fertility.corpus import Document
 from fertility.errors import UsageError
 from fertility.measure import count
+from fertility.parity import Interval, parity_report
 from fertility.retrain import retrain, same_language
 from fertility.samples import samples_dir
 from fertility.text import graphemes
@@ -214,7 +216,8 @@ def test_target_parity_moves_premium_towards_one(tmp_path):
                     for lang in ("eng_Latn", "deu_Latn", "spa_Latn", "swh_Latn"))
     (corpus / "eng_Latn.txt").write_text(latin, encoding="utf-8")
     result = retrain([corpus], output=tmp_path / "tok", vocab_size=1200, balance="natural",
-                     target_parity=dev, reference="eng_Latn", parity_steps=3)
+                     target_parity=dev, reference="eng_Latn", parity_steps=3, trainer="bpe",
+                     held_out=[shared("flores200", "devtest")])
     steps = result.parity_steps
     assert len(steps) >= 2
     first, last = steps[0]["premiums"]["ben_Beng"], steps[-1]["premiums"]["ben_Beng"]
@@ -283,3 +286,147 @@ def test_16k_trap_and_its_explanation(pattern, mono, tmp_path):
         assert ("pretokenizer-ceiling", "ben_Beng") in codes and ("marks-cut", "ben_Beng") in codes
     else:
         assert ("pretokenizer-ceiling", "ben_Beng") not in codes and ("marks-cut", "ben_Beng") not in codes
+
+
+# --- the parity trainer, on slices of NTREX-128 and FLORES-200 ------------------------------
+
+PARITY_LANGS = ("ben_Beng", "eng_Latn", "hin_Deva", "tha_Thai")
+
+
+def _slices(folder: Path, source: Path, n: int, langs=PARITY_LANGS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for lang in langs:
+        with (source / f"{lang}.txt").open(encoding="utf-8") as handle:
+            lines = [line for _, line in zip(range(n), handle)]
+        (folder / f"{lang}.txt").write_text("".join(lines), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def parallel_sets(tmp_path_factory):
+    """Training text (NTREX-128), a parallel dev set (FLORES dev) and held-out text (FLORES devtest)."""
+    root = tmp_path_factory.mktemp("parallel")
+    return (_slices(root / "train", shared("ntrex128"), 800),
+            _slices(root / "dev", shared("flores200", "dev"), 300),
+            _slices(root / "devtest", shared("flores200", "devtest"), 300))
+
+
+@pytest.fixture(scope="module")
+def parity_vs_bpe(parallel_sets, tmp_path_factory):
+    train, dev, devtest = parallel_sets
+    root = tmp_path_factory.mktemp("trained")
+    return {trainer: retrain([train], output=root / trainer, vocab_size=3000, target_parity=dev,
+                             trainer=trainer, held_out=[devtest], parity_steps=1)
+            for trainer in ("bpe", "parity")}
+
+
+def _recount(path: Path, devtest: Path) -> dict[str, tuple[int, int]]:
+    """(tokens, chars) per language, with the raw library."""
+    tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    out = {}
+    for file in sorted(devtest.glob("*.txt")):
+        lines = file.read_text(encoding="utf-8").splitlines()
+        encodings = tokenizer.encode_batch(lines, add_special_tokens=False)
+        assert [tokenizer.decode(e.ids) for e in encodings] == lines  # every line round-trips
+        out[file.stem] = (sum(len(e.ids) for e in encodings), sum(map(len, lines)))
+    return out
+
+
+def test_parity_trainer_is_fairer_than_bpe_on_held_out_text(parity_vs_bpe, parallel_sets):
+    _, _, devtest = parallel_sets
+    ginis = {}
+    for trainer, result in parity_vs_bpe.items():
+        counts = _recount(result.output / "tokenizer.json", devtest)
+        premiums = [n / counts["eng_Latn"][0] for n, _ in counts.values()]
+        report = result.held_out_parity
+        assert report.premiums["ben_Beng"].value == pytest.approx(counts["ben_Beng"][0] / counts["eng_Latn"][0])
+        assert report.gini.value == pytest.approx(gini(premiums))
+        ginis[trainer] = report.gini.value
+        assert result.record["arguments"]["trainer"] == trainer
+    assert ginis["parity"] < ginis["bpe"] / 2
+
+
+def test_parity_record_names_dev_and_held_out_with_intervals(parity_vs_bpe, parallel_sets):
+    _, dev, devtest = parallel_sets
+    record = json.loads((parity_vs_bpe["parity"].output / "training.json").read_text("utf-8"))
+    assert record["dev"]["sha256"] == read_corpus([dev]).sha256
+    assert record["held_out"]["sha256"] == read_corpus([devtest]).sha256
+    assert record["dev"]["sha256"] != record["held_out"]["sha256"]
+    parity = record["held_out"]["parity"]
+    for interval in [parity["gini"], *parity["premiums"].values()]:
+        assert interval["low"] <= interval["value"] <= interval["high"]
+    assert parity["premiums"]["eng_Latn"] == {"value": 1.0, "low": 1.0, "high": 1.0}
+    assert parity["gini"]["high"] > parity["gini"]["low"]
+
+
+def test_parity_report_by_hand():
+    # two parallel lines: ben costs twice the tokens of eng on each, so every resample agrees
+    report = parity_report({"eng_Latn": [1, 3], "ben_Beng": [2, 6]}, {"eng_Latn": [4, 8], "ben_Beng": [4, 8]},
+                           reference="eng_Latn", rounds=50)
+    assert report.premiums["ben_Beng"] == Interval(2.0, 2.0, 2.0)
+    # Gini of (1, 2): sum of |a - b| over ordered pairs = 2, over 2 * n^2 * mean = 2 * 4 * 1.5
+    assert report.gini == Interval(pytest.approx(1 / 6), pytest.approx(1 / 6), pytest.approx(1 / 6))
+    assert report.chars_per_token == {"ben_Beng": 1.5, "eng_Latn": 3.0}
+
+
+def test_parity_without_dev_uses_byte_premiums_of_parallel_training_text(parallel_sets, tmp_path):
+    train, _, devtest = parallel_sets
+    result = retrain([train], output=tmp_path / "tok", vocab_size=2000, trainer="parity", held_out=[devtest])
+    record = json.loads((tmp_path / "tok" / "training.json").read_text("utf-8"))
+    assert record["arguments"]["trainer"] == "parity" and record["dev"] is None
+    sizes = {f.stem: len(f.read_bytes()) - f.read_bytes().count(b"\n") for f in sorted(train.glob("*.txt"))}
+    expected = {lang: n / min(sizes.values()) for lang, n in sizes.items()}
+    assert result.record["parity_ratios"]["ratios"] == pytest.approx(expected)
+    assert result.record["parity_ratios"]["from"] == "training corpus"
+
+
+def test_parity_with_grapheme_units_never_cuts_a_cluster(parallel_sets, tmp_path):
+    train, dev, devtest = parallel_sets
+    result = retrain([train], output=tmp_path / "tok", vocab_size=3000, units="graphemes",
+                     target_parity=dev, held_out=[devtest])
+    assert result.record["arguments"]["trainer"] == "parity"
+    path = tmp_path / "tok" / "tokenizer.json"
+    _recount(path, devtest)
+    counts = count(load_tokenizer(str(path)), read_corpus([devtest]).documents)
+    assert sum(c.n_cut_boundaries for c in counts.values()) / sum(c.n_boundaries for c in counts.values()) < 0.005
+
+
+def _one_line_error(result, starts: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith(f"fertility: error: {starts}"), lines[0]
+
+
+def test_dev_set_is_never_the_evaluation_set(parallel_sets, tmp_path):
+    train, dev, _ = parallel_sets
+    base = ["retrain", str(train), "--vocab-size", "1000", "-o", str(tmp_path / "tok"), "-q"]
+    _one_line_error(run(*base, "--target-parity", str(dev), "--held-out", str(dev)),
+                    "--target-parity and --held-out hold the same text")
+    copy = tmp_path / "copy"
+    shutil.copytree(dev, copy)  # another path, the same content
+    _one_line_error(run(*base, "--target-parity", str(dev), "--held-out", str(copy)),
+                    "--target-parity and --held-out hold the same text")
+    # without --held-out the bundled samples are the evaluation set
+    _one_line_error(run(*base, "--target-parity", str(SAMPLES)), "--target-parity and the default held-out set")
+    assert not (tmp_path / "tok").exists()
+
+
+def test_parity_without_dev_or_byte_premiums_is_refused(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    khmer = shared("ntrex128", "khm_Khmr.txt").read_text(encoding="utf-8").splitlines()[:200]
+    (corpus / "khm_Khmr.txt").write_text("\n".join(khmer) + "\n", encoding="utf-8")
+    shutil.copy(SAMPLES / "eng_Latn.txt", corpus / "eng_Latn.txt")  # not parallel: 200 lines vs 36
+    result = run("retrain", str(corpus), "--vocab-size", "1000", "-o", str(tmp_path / "tok"), "-q",
+                 "--trainer", "parity")
+    _one_line_error(result, "--trainer parity needs a parallel dev set")
+    assert not (tmp_path / "tok").exists()
+
+
+def test_parity_dev_set_must_cover_every_training_language(parallel_sets, tmp_path):
+    train, dev, devtest = parallel_sets
+    partial = _slices(tmp_path / "partial", dev, 300, langs=("ben_Beng", "eng_Latn"))
+    result = run("retrain", str(train), "--vocab-size", "1000", "-o", str(tmp_path / "tok"), "-q",
+                 "--target-parity", str(partial), "--held-out", str(devtest))
+    _one_line_error(result, "--target-parity: the dev set has no text for hin_Deva")
