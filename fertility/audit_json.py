@@ -12,7 +12,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from .results import ALL, COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
+from .results import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
 from .signature import Signature
 from .text import is_spaced
 
@@ -56,6 +56,9 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     counts: dict[tuple[str, str], Counts] = {}
     scripts: dict[str, str] = {}
     all_rows: dict[str, dict] = {}
+    # counts added after the first release: absent (or null) in older files, then held as 0
+    missing = {key for key in NEW_COUNT_COLUMNS
+               if any(isinstance(row, dict) and row.get(key) is None for row in rows)}
     for number, row in enumerate(rows, 1):
         where = f"row {number}"
         if not isinstance(row, dict):
@@ -69,6 +72,9 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         script = _need(row, "script", str, where)
         values = {}
         for key in COUNT_COLUMNS:
+            if key in missing:
+                values[key] = 0
+                continue
             value = _need(row, key, int, where)
             if value < 0:
                 raise Invalid(f"{where}: {key} is negative ({value})")
@@ -89,7 +95,8 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         if scripts.setdefault(lang, script) != script:
             raise Invalid(f"{where}: script {script!r}, but {scripts[lang]!r} in another row")
         counts[(tokenizer, lang)] = row_counts
-        _check_ratios(row, group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]), where)
+        _check_ratios(row, _unknown(group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]),
+                                    missing), where)
     for name in names:
         per_lang = {lang: c for (t, lang), c in counts.items() if t == name}
         if not per_lang:
@@ -101,7 +108,7 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         if found["counts"] != Counts(**{k: expected[k] for k in COUNT_COLUMNS}):
             raise Invalid(f"{found['where']}: counts are not the sum of the language rows "
                            "(rows missing or edited?)")
-        _check_ratios(found["row"], expected, found["where"])
+        _check_ratios(found["row"], _unknown(expected, missing), found["where"])
     findings = ()
     if "findings" in data:
         findings = _findings(_need(data, "findings", list, "top level"), names)
@@ -110,7 +117,12 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         raise Invalid("reference is not a string")
     return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
                counts=counts, findings=findings, diagnosed="findings" in data, reference=reference,
-               vocabularies=_vocabularies(data.get("vocabulary", {}), names))
+               vocabularies=_vocabularies(data.get("vocabulary", {}), names), missing=frozenset(missing))
+
+
+def _unknown(row: dict, missing: set[str]) -> dict:
+    """The row's ratios with those of missing counts unknown (NaN)."""
+    return row | {NEW_COUNT_COLUMNS[key]: math.nan for key in missing}
 
 
 def _vocabularies(data: Any, names: tuple[str, ...]) -> dict:

@@ -92,6 +92,17 @@ class _Sums:
         return np.bincount(self.lang_of_doc[doc_of_item], minlength=self.n_langs).astype(np.int64)
 
 
+def inside_word(word_starts: np.ndarray, word_ends: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per token: does it start strictly inside a whitespace word (a continuation token)?
+    Words are sorted and disjoint; a token starting at a word's first byte or in the
+    whitespace before it starts the word."""
+    if len(word_starts) == 0 or len(starts) == 0:
+        return np.zeros(len(starts), dtype=bool)
+    word = np.searchsorted(word_starts, starts, side="right") - 1
+    safe = np.maximum(word, 0)
+    return (word >= 0) & (starts > word_starts[safe]) & (starts < word_ends[safe])
+
+
 def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bool,
                   cache: ProfileCache | None = None, observe: Sequence[Observer | None] | None = None) -> ChunkResult:
     texts = chunk.texts
@@ -127,6 +138,8 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                     - np.searchsorted(ends_sorted, prof.word_starts, side="right"))
         cuts_per_lang = sums.items(doc_of_token[:-1][cut])
         split_per_lang = sums.items(prof.word_doc[per_word >= 2])
+        single_per_lang = sums.items(prof.word_doc[per_word == 1])
+        continuation_per_lang = sums.items(doc_of_token[inside_word(prof.word_starts, prof.word_ends, starts)])
         unknown = sums.items(doc_of_token[tokens.unknown]) if tokens.unknown is not None else None
         byte = sums.items(doc_of_token[tokens.byte_fallback]) if tokens.byte_fallback is not None else None
         n_tokens, n_boundaries = sums.docs(tokens.counts), sums.docs(boundaries)
@@ -137,7 +150,9 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                 n_tokens=int(n_tokens[i]), n_split_words=int(split_per_lang[i]),
                 n_unknown_tokens=int(unknown[i]) if unknown is not None else 0,
                 n_byte_tokens=int(byte[i]) if byte is not None else 0,
-                n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]))
+                n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]),
+                n_single_token_words=int(single_per_lang[i]),
+                n_continuation_tokens=int(continuation_per_lang[i]))
         if observe is not None and observe[t] is not None:
             _observe(observe[t], chunk, prof, tokens)  # type: ignore[arg-type]
         if not evidence:
