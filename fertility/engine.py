@@ -25,6 +25,7 @@ from .pretokens import CutExample, PretokenCounts
 from .profiles import CacheStats, ChunkProfile, ProfileCache, profile_texts
 from .results import Counts
 from .text import TextProfile
+from .token_stats import TokenStats, per_language
 
 Key = tuple[int, str]  # (tokenizer index, language)
 Observer = Callable[[int, TextProfile, Encoded], None]
@@ -48,6 +49,7 @@ class ChunkResult:
     pretoken_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
     token_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
     normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
+    tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
     cache: CacheStats = field(default_factory=CacheStats)
 
     def merge(self, other: ChunkResult) -> ChunkResult:
@@ -64,7 +66,8 @@ class ChunkResult:
             n_bytes=self.n_bytes + other.n_bytes, counts=_add(self.counts, other.counts),
             offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
             pretoken_pool=pools[0], token_pool=pools[1],
-            normalization=_add(self.normalization, other.normalization), cache=self.cache + other.cache)
+            normalization=_add(self.normalization, other.normalization),
+            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache)
 
 
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
@@ -143,6 +146,7 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
         unknown = sums.items(doc_of_token[tokens.unknown]) if tokens.unknown is not None else None
         byte = sums.items(doc_of_token[tokens.byte_fallback]) if tokens.byte_fallback is not None else None
         n_tokens, n_boundaries = sums.docs(tokens.counts), sums.docs(boundaries)
+        stats = per_language(lang_of_doc[doc_of_token], len(langs), starts, ends, tokens.ids)
         for i, lang in enumerate(langs):
             result.counts[(t, lang)] = Counts(
                 n_docs=int(units["n_docs"][i]), n_bytes=int(units["n_bytes"][i]), n_chars=int(units["n_chars"][i]),
@@ -153,6 +157,7 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                 n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]),
                 n_single_token_words=int(single_per_lang[i]),
                 n_continuation_tokens=int(continuation_per_lang[i]))
+            result.tokens[(t, lang)] = stats[i]
         if observe is not None and observe[t] is not None:
             _observe(observe[t], chunk, prof, tokens)  # type: ignore[arg-type]
         if not evidence:

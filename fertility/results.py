@@ -106,6 +106,9 @@ class AuditResult:
     vocabularies: dict = field(default_factory=dict)  # tokenizer -> vocab.VocabAllocation, when measured
     # counts an older audit JSON did not have (held as 0): their ratios are NaN, written as null
     missing: frozenset[str] = frozenset()
+    # (tokenizer, language or ALL) -> {"token_lengths": [17 ints], "renyi_efficiency": float}
+    token_stats: dict = field(default_factory=dict)
+    unseen_tokens: dict = field(default_factory=dict)  # tokenizer -> {"vocab_size", "n_unseen"}
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
@@ -128,7 +131,9 @@ class AuditResult:
                            findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
                            diagnosed=self.has_findings, reference=self.reference,
                            vocabularies={k: v for k, v in self.vocabularies.items() if k == tokenizer},
-                           missing=self.missing)
+                           missing=self.missing,
+                           token_stats={k: v for k, v in self.token_stats.items() if k[0] == tokenizer},
+                           unseen_tokens={k: v for k, v in self.unseen_tokens.items() if k == tokenizer})
 
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
@@ -167,7 +172,8 @@ class AuditResult:
 
         split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
-                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})).items()}
+                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
+                  | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
                 for row in self.to_frame(by=by).to_dict(orient="records")]
         payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
                                    "signature_short": self.signature.short(), "by": by, "rows": rows}
@@ -178,6 +184,8 @@ class AuditResult:
         payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
+        if self.unseen_tokens:  # added by issue 11 phase 2
+            payload["tokens_never_produced"] = dict(self.unseen_tokens)
         return payload
 
     @classmethod

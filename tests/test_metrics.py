@@ -4,6 +4,8 @@ text with a real tokenizer (tiktoken's cl100k_base, recounted with the raw tikto
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 from functools import cache
 
 import pytest
@@ -89,12 +91,75 @@ def test_an_older_audit_json_without_the_new_counts_still_reads(cl100k, tmp_path
     data = fertility.audit([cl100k], files, diagnose=False, cache=False).to_dict()
     for row in data["rows"]:
         for key in ("n_single_token_words", "n_continuation_tokens", "single_token_word_share",
-                    "continuation_token_share"):
+                    "continuation_token_share", "token_lengths", "renyi_efficiency"):
             del row[key]
+    del data["tokens_never_produced"]
     old = AuditResult.from_dict(data)
+    assert not old.token_stats and not old.unseen_tokens
     again = old.to_dict()
     assert all(row["single_token_word_share"] is None and row["n_single_token_words"] is None
                for row in again["rows"])
     path = tmp_path / "again.json"
     path.write_text(json.dumps(again), encoding="utf-8")
     assert AuditResult.load(path).to_dict()["rows"] == again["rows"]  # round-trips
+
+
+def test_token_lengths_renyi_and_unseen_by_hand(cl100k, tmp_path):
+    # cl100k: "The"(3) " cat"(4) " sat"(4) " on"(3) " the"(4) " mat"(4) "."(1): seven distinct ids
+    text = "The cat sat on the mat."
+    (tmp_path / "eng_Latn.txt").write_text(text + "\n", encoding="utf-8")
+    result = fertility.audit([cl100k], [tmp_path / "eng_Latn.txt"], diagnose=False, cache=False)
+    enc = raw_cl100k()
+    ids = enc.encode_ordinary(text)
+    vocab = len(enc._mergeable_ranks)  # ordinary tokens: specials are never counted
+    stats = result.token_stats[("cl100k_base", "eng_Latn")]
+    expected_lengths = [0] * 17
+    for token in ids:
+        expected_lengths[min(len(enc.decode_single_token_bytes(token)), 16)] += 1
+    assert stats["token_lengths"] == expected_lengths
+    assert expected_lengths[1] == 1 and expected_lengths[3] == 2 and expected_lengths[4] == 4
+    # seven ids once each: p_i = 1/7, sum p_i^2.5 = 7^-1.5, H_2.5 = log(7^-1.5) / (1 - 2.5) = log 7
+    assert len(set(ids)) == len(ids) == 7
+    assert stats["renyi_efficiency"] == pytest.approx(math.log(7) / math.log(vocab))
+    assert result.unseen_tokens["cl100k_base"] == {"vocab_size": vocab, "n_unseen": vocab - 7}
+
+
+def test_renyi_of_a_skewed_distribution_by_hand():
+    from fertility.token_stats import renyi_efficiency
+
+    # p = (3/4, 1/4): sum p^2.5 = 0.75^2.5 + 0.25^2.5; H = log(that) / -1.5; over log V (V = 4)
+    ids = Counter({5: 3, 9: 1})
+    expected = math.log(0.75 ** 2.5 + 0.25 ** 2.5) / (1 - 2.5) / math.log(4)
+    assert renyi_efficiency(ids, 4) == pytest.approx(expected)
+    assert math.isnan(renyi_efficiency(Counter(), 4))  # no ids (a baseline): not measured
+
+
+@pytest.mark.parametrize("lang", ["eng_Latn", "ben_Beng"])
+def test_token_stats_on_flores_equal_a_recount(cl100k, lang):
+    path = shared("flores200", "devtest") / f"{lang}.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    result = fertility.audit([cl100k], [path], diagnose=False, cache=False, chunk_bytes=50_000)
+    enc = raw_cl100k()
+    ids = Counter(token for line in lines for token in enc.encode_ordinary(line))
+    total = sum(ids.values())
+    vocab = len(enc._mergeable_ranks)
+    expected = math.log(sum((c / total) ** 2.5 for c in ids.values())) / (1 - 2.5) / math.log(vocab)
+    stats = result.token_stats[("cl100k_base", lang)]
+    assert stats["renyi_efficiency"] == pytest.approx(expected, rel=1e-12)
+    assert sum(stats["token_lengths"]) == total
+    assert result.unseen_tokens["cl100k_base"]["n_unseen"] == vocab - len(ids)
+    assert result.token_stats[("cl100k_base", "ALL")] == stats  # one language: ALL is the same
+
+
+def test_the_report_table_shows_the_new_metrics(cl100k):
+    from fertility import report_html
+    from fertility.report import language_rows
+
+    path = shared("flores200", "devtest") / "eng_Latn.txt"
+    result = fertility.audit([cl100k], [path], diagnose=False, cache=False)
+    rows = language_rows(result)
+    drawn = report_html.table(rows)
+    head = drawn.split("</thead>")[0]
+    assert "Rényi efficiency" in head and "single-token words" in head and "continuation tokens" in head
+    renyi = result.token_stats[("cl100k_base", "eng_Latn")]["renyi_efficiency"]
+    assert f"{renyi:.3f}" in drawn
