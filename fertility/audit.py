@@ -11,7 +11,7 @@ from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
 from .corpus import Corpus, CorpusStream
 from .diagnose import Thresholds
 from .diagnose import diagnose as judge
-from .engine import Observer
+from .engine import ChunkResult, Observer
 from .errors import UsageError
 from .evidence import assemble
 from .profiles import ProfileCache, cache_dir
@@ -94,9 +94,32 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
+    token_stats, unseen_tokens = distributions(names, loaded, langs, total)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
-                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {})
+                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {},
+                       token_stats=token_stats, unseen_tokens=unseen_tokens)
+
+
+def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequence[str],
+                  total: ChunkResult) -> tuple[dict, dict]:
+    """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
+    tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
+    from .results import ALL
+    from .token_stats import TokenStats, renyi_efficiency, unseen, vocab_size
+
+    rows: dict = {}
+    unseen_tokens: dict = {}
+    for t, (name, tokenizer) in enumerate(zip(names, loaded)):
+        per_lang = {lang: total.tokens[(t, lang)] for lang in langs if (t, lang) in total.tokens}
+        every = sum(per_lang.values(), TokenStats())
+        size = vocab_size(tokenizer) if every.ids else None
+        for lang, stats in [*per_lang.items(), (ALL, every)]:
+            rows[(name, lang)] = {"token_lengths": list(stats.lengths),
+                                  "renyi_efficiency": renyi_efficiency(stats.ids, size)}
+        if size:
+            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), size)}
+    return rows, unseen_tokens
 
 
 __all__ = ["Progress", "audit", "engine_settings", "unique_names"]

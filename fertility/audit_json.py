@@ -12,7 +12,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from .results import ALL, COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
+from .results import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
 from .signature import Signature
 from .text import is_spaced
 
@@ -56,6 +56,10 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     counts: dict[tuple[str, str], Counts] = {}
     scripts: dict[str, str] = {}
     all_rows: dict[str, dict] = {}
+    # counts added after the first release: absent (or null) in older files, then held as 0
+    missing = {key for key in NEW_COUNT_COLUMNS
+               if any(isinstance(row, dict) and row.get(key) is None for row in rows)}
+    token_stats: dict[tuple[str, str], dict] = {}
     for number, row in enumerate(rows, 1):
         where = f"row {number}"
         if not isinstance(row, dict):
@@ -69,6 +73,9 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         script = _need(row, "script", str, where)
         values = {}
         for key in COUNT_COLUMNS:
+            if key in missing:
+                values[key] = 0
+                continue
             value = _need(row, key, int, where)
             if value < 0:
                 raise Invalid(f"{where}: {key} is negative ({value})")
@@ -77,6 +84,9 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
             if key in row and row[key] is not None:
                 _need(row, key, (int, float), where)
         row_counts = Counts(**values)
+        stats = _token_stats(row, where)
+        if stats is not None:
+            token_stats[(tokenizer, lang)] = stats
         if lang == ALL:
             if tokenizer in all_rows:
                 raise Invalid(f"{where}: a second ALL row")
@@ -89,7 +99,8 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         if scripts.setdefault(lang, script) != script:
             raise Invalid(f"{where}: script {script!r}, but {scripts[lang]!r} in another row")
         counts[(tokenizer, lang)] = row_counts
-        _check_ratios(row, group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]), where)
+        _check_ratios(row, _unknown(group_row(tokenizer, lang, script, [row_counts], [is_spaced(script)]),
+                                    missing), where)
     for name in names:
         per_lang = {lang: c for (t, lang), c in counts.items() if t == name}
         if not per_lang:
@@ -101,7 +112,11 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         if found["counts"] != Counts(**{k: expected[k] for k in COUNT_COLUMNS}):
             raise Invalid(f"{found['where']}: counts are not the sum of the language rows "
                            "(rows missing or edited?)")
-        _check_ratios(found["row"], expected, found["where"])
+        _check_ratios(found["row"], _unknown(expected, missing), found["where"])
+        lengths = [token_stats[(name, lang)]["token_lengths"] for lang in per_lang if (name, lang) in token_stats]
+        if (name, ALL) in token_stats and len(lengths) == len(per_lang) and \
+                [sum(column) for column in zip(*lengths)] != token_stats[(name, ALL)]["token_lengths"]:
+            raise Invalid(f"{found['where']}: token_lengths are not the sum of the language rows")
     findings = ()
     if "findings" in data:
         findings = _findings(_need(data, "findings", list, "top level"), names)
@@ -110,7 +125,40 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
         raise Invalid("reference is not a string")
     return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
                counts=counts, findings=findings, diagnosed="findings" in data, reference=reference,
-               vocabularies=_vocabularies(data.get("vocabulary", {}), names))
+               vocabularies=_vocabularies(data.get("vocabulary", {}), names), missing=frozenset(missing),
+               token_stats=token_stats, unseen_tokens=_unseen(data.get("tokens_never_produced", {}), names))
+
+
+def _token_stats(row: dict, where: str) -> dict | None:
+    """The optional token_lengths and renyi_efficiency of a row (added by issue 11)."""
+    from .token_stats import LENGTH_BUCKETS
+
+    if "token_lengths" not in row:
+        return None
+    lengths = row["token_lengths"]
+    if not isinstance(lengths, list) or len(lengths) != LENGTH_BUCKETS or \
+            not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in lengths):
+        raise Invalid(f"{where}: token_lengths is not a list of {LENGTH_BUCKETS} counts")
+    renyi = row.get("renyi_efficiency")
+    if renyi is not None and (isinstance(renyi, bool) or not isinstance(renyi, (int, float))):
+        raise Invalid(f"{where}: renyi_efficiency is not a number or null")
+    return {"token_lengths": lengths, "renyi_efficiency": math.nan if renyi is None else float(renyi)}
+
+
+def _unseen(data: Any, names: tuple[str, ...]) -> dict:
+    if not isinstance(data, dict):
+        raise Invalid("tokens_never_produced is not an object")
+    for name, entry in data.items():
+        if name not in names:
+            raise Invalid(f"tokens_never_produced: tokenizer {name!r} is not in the signature")
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), int) for k in ("vocab_size", "n_unseen")):
+            raise Invalid(f"tokens_never_produced of {name}: not vocab_size and n_unseen counts")
+    return dict(data)
+
+
+def _unknown(row: dict, missing: set[str]) -> dict:
+    """The row's ratios with those of missing counts unknown (NaN)."""
+    return row | {NEW_COUNT_COLUMNS[key]: math.nan for key in missing}
 
 
 def _vocabularies(data: Any, names: tuple[str, ...]) -> dict:

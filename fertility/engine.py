@@ -25,6 +25,7 @@ from .pretokens import CutExample, PretokenCounts
 from .profiles import CacheStats, ChunkProfile, ProfileCache, profile_texts
 from .results import Counts
 from .text import TextProfile
+from .token_stats import TokenStats, per_language
 
 Key = tuple[int, str]  # (tokenizer index, language)
 Observer = Callable[[int, TextProfile, Encoded], None]
@@ -48,6 +49,7 @@ class ChunkResult:
     pretoken_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
     token_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
     normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
+    tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
     cache: CacheStats = field(default_factory=CacheStats)
 
     def merge(self, other: ChunkResult) -> ChunkResult:
@@ -64,7 +66,8 @@ class ChunkResult:
             n_bytes=self.n_bytes + other.n_bytes, counts=_add(self.counts, other.counts),
             offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
             pretoken_pool=pools[0], token_pool=pools[1],
-            normalization=_add(self.normalization, other.normalization), cache=self.cache + other.cache)
+            normalization=_add(self.normalization, other.normalization),
+            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache)
 
 
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
@@ -90,6 +93,17 @@ class _Sums:
 
     def items(self, doc_of_item: np.ndarray) -> np.ndarray:
         return np.bincount(self.lang_of_doc[doc_of_item], minlength=self.n_langs).astype(np.int64)
+
+
+def inside_word(word_starts: np.ndarray, word_ends: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per token: does it start strictly inside a whitespace word (a continuation token)?
+    Words are sorted and disjoint; a token starting at a word's first byte or in the
+    whitespace before it starts the word."""
+    if len(word_starts) == 0 or len(starts) == 0:
+        return np.zeros(len(starts), dtype=bool)
+    word = np.searchsorted(word_starts, starts, side="right") - 1
+    safe = np.maximum(word, 0)
+    return (word >= 0) & (starts > word_starts[safe]) & (starts < word_ends[safe])
 
 
 def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bool,
@@ -127,9 +141,12 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                     - np.searchsorted(ends_sorted, prof.word_starts, side="right"))
         cuts_per_lang = sums.items(doc_of_token[:-1][cut])
         split_per_lang = sums.items(prof.word_doc[per_word >= 2])
+        single_per_lang = sums.items(prof.word_doc[per_word == 1])
+        continuation_per_lang = sums.items(doc_of_token[inside_word(prof.word_starts, prof.word_ends, starts)])
         unknown = sums.items(doc_of_token[tokens.unknown]) if tokens.unknown is not None else None
         byte = sums.items(doc_of_token[tokens.byte_fallback]) if tokens.byte_fallback is not None else None
         n_tokens, n_boundaries = sums.docs(tokens.counts), sums.docs(boundaries)
+        stats = per_language(lang_of_doc[doc_of_token], len(langs), starts, ends, tokens.ids)
         for i, lang in enumerate(langs):
             result.counts[(t, lang)] = Counts(
                 n_docs=int(units["n_docs"][i]), n_bytes=int(units["n_bytes"][i]), n_chars=int(units["n_chars"][i]),
@@ -137,7 +154,10 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                 n_tokens=int(n_tokens[i]), n_split_words=int(split_per_lang[i]),
                 n_unknown_tokens=int(unknown[i]) if unknown is not None else 0,
                 n_byte_tokens=int(byte[i]) if byte is not None else 0,
-                n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]))
+                n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]),
+                n_single_token_words=int(single_per_lang[i]),
+                n_continuation_tokens=int(continuation_per_lang[i]))
+            result.tokens[(t, lang)] = stats[i]
         if observe is not None and observe[t] is not None:
             _observe(observe[t], chunk, prof, tokens)  # type: ignore[arg-type]
         if not evidence:

@@ -35,6 +35,8 @@ _DISPLAY = {
     "n_boundaries": ("boundaries", "int"), "n_cut_boundaries": ("cuts", "int"),
     "unknown_share": ("unk %", "share"), "byte_token_share": ("byte %", "share"),
     "grapheme_cut_share": ("cut %", "share"),
+    "n_single_token_words": ("1-token words", "int"), "n_continuation_tokens": ("cont. toks", "int"),
+    "single_token_word_share": ("1-token word %", "share"), "continuation_token_share": ("cont. %", "share"),
 }
 
 

@@ -88,8 +88,10 @@ def language_rows(result: AuditResult, intervals: dict[tuple[str, str], tuple[fl
     rows = []
     for row in result.to_frame().to_dict(orient="records"):
         low, high = (intervals or {}).get((row["tokenizer"], row["lang"]), (math.nan, math.nan))
+        stats = result.token_stats.get((row["tokenizer"], row["lang"]), {})
         rows.append({**row, **split[row["tokenizer"]].get(row["lang"], {}), "premium_ci_low": low,
-                     "premium_ci_high": high})
+                     "premium_ci_high": high,
+                     **({"renyi_efficiency": stats["renyi_efficiency"]} if stats else {})})
     return rows
 
 

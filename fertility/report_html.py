@@ -43,9 +43,12 @@ _COLUMNS = [("tokenizer", "tokenizer", "text"), ("lang", "language", "text"), ("
             ("premium", "premium", "ratio"), ("byte_premium", "byte premium", "ratio"),
             ("tokenizer_premium", "tokenizer part", "ratio"), ("grapheme_cut_share", "cuts in graphemes", "share"),
             ("split_word_share", "split words", "share"), ("unknown_share", "unknown", "share"),
-            ("byte_token_share", "byte tokens", "share")]
+            ("byte_token_share", "byte tokens", "share"),
+            ("single_token_word_share", "single-token words", "share"),
+            ("continuation_token_share", "continuation tokens", "share"),
+            ("renyi_efficiency", "Rényi efficiency (α=2.5)", "ratio")]
 _HIDDEN = {"n_graphemes", "n_words", "n_split_words", "n_unknown_tokens", "n_byte_tokens", "n_boundaries",
-           "n_cut_boundaries", "graphemes_per_token", "premium_ci_low", "premium_ci_high"}
+           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token", "premium_ci_low", "premium_ci_high"}
 
 _STYLE = """
 body { font-family: %(font)s; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }

@@ -45,12 +45,18 @@ class Counts(Additive):
     n_byte_tokens: int = 0  # byte fallback: tokens that are raw bytes, not whole characters
     n_boundaries: int = 0  # boundaries between consecutive tokens
     n_cut_boundaries: int = 0  # of those, inside an extended grapheme cluster
+    # added by issue 11 (older audit JSON lacks them: see AuditResult.missing)
+    n_single_token_words: int = 0  # whitespace words overlapping exactly one token
+    n_continuation_tokens: int = 0  # tokens starting strictly inside a whitespace word
 
 
 COUNT_COLUMNS = [f.name for f in fields(Counts)]
 RATIO_COLUMNS = ["chars_per_token", "bytes_per_token", "graphemes_per_token",
                  "tokens_per_word", "split_word_share", "unknown_share", "byte_token_share",
-                 "grapheme_cut_share"]
+                 "grapheme_cut_share", "single_token_word_share", "continuation_token_share"]
+# counts an older audit JSON may lack, and the ratios that then cannot be derived
+NEW_COUNT_COLUMNS = {"n_single_token_words": "single_token_word_share",
+                     "n_continuation_tokens": "continuation_token_share"}
 
 
 def ratio(numerator: float, denominator: float) -> float:
@@ -69,6 +75,9 @@ def ratios(total: Counts, spaced: Counts) -> dict[str, float]:
         "unknown_share": ratio(total.n_unknown_tokens, total.n_tokens),
         "byte_token_share": ratio(total.n_byte_tokens, total.n_tokens),
         "grapheme_cut_share": ratio(total.n_cut_boundaries, total.n_boundaries),
+        # STRR: share of words that are one token; continuation: tokens not starting a word
+        "single_token_word_share": ratio(spaced.n_single_token_words, spaced.n_words),
+        "continuation_token_share": ratio(spaced.n_continuation_tokens, spaced.n_tokens),
     }
 
 
@@ -96,6 +105,11 @@ class AuditResult:
     diagnosed: bool | None = None  # None: diagnosed when there is evidence
     reference: str = "eng_Latn"  # the language premiums (token and byte) are measured against
     vocabularies: dict = field(default_factory=dict)  # tokenizer -> vocab.VocabAllocation, when measured
+    # counts an older audit JSON did not have (held as 0): their ratios are NaN, written as null
+    missing: frozenset[str] = frozenset()
+    # (tokenizer, language or ALL) -> {"token_lengths": [17 ints], "renyi_efficiency": float}
+    token_stats: dict = field(default_factory=dict)
+    unseen_tokens: dict = field(default_factory=dict)  # tokenizer -> {"vocab_size", "n_unseen"}
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
@@ -117,7 +131,10 @@ class AuditResult:
                            counts={k: v for k, v in self.counts.items() if k[0] == tokenizer},
                            findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
                            diagnosed=self.has_findings, reference=self.reference,
-                           vocabularies={k: v for k, v in self.vocabularies.items() if k == tokenizer})
+                           vocabularies={k: v for k, v in self.vocabularies.items() if k == tokenizer},
+                           missing=self.missing,
+                           token_stats={k: v for k, v in self.token_stats.items() if k[0] == tokenizer},
+                           unseen_tokens={k: v for k, v in self.unseen_tokens.items() if k == tokenizer})
 
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
@@ -136,6 +153,10 @@ class AuditResult:
                 rows.append(self._row(tokenizer, langs, per_lang,
                                       script=self.scripts[langs[0]] if by == "lang" else key))
             rows.append(all_row(tokenizer, per_lang, self.scripts))
+        for row in rows:  # not measured (an older audit JSON): unknown, not zero
+            for count in self.missing:
+                row[count] = None
+                row[NEW_COUNT_COLUMNS[count]] = math.nan
         columns = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
         return pd.DataFrame(rows, columns=columns)
 
@@ -152,7 +173,8 @@ class AuditResult:
 
         split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
-                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})).items()}
+                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
+                  | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
                 for row in self.to_frame(by=by).to_dict(orient="records")]
         payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
                                    "signature_short": self.signature.short(), "by": by, "rows": rows}
@@ -163,6 +185,8 @@ class AuditResult:
         payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
+        if self.unseen_tokens:  # added by issue 11 phase 2
+            payload["tokens_never_produced"] = dict(self.unseen_tokens)
         return payload
 
     @classmethod

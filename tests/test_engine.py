@@ -88,6 +88,12 @@ def test_merging_any_split_gives_the_whole(spec, data):
         merged = merged.merge(parts[index])
     assert merged == whole
     assert whole.counts  # something was measured
+    # the issue-11 counts are among those that merge exactly, and were measured
+    assert sum(c.n_single_token_words for c in whole.counts.values()) > 0
+    if spec not in ("bytes", "chars", "graphemes"):
+        assert sum(c.n_continuation_tokens for c in whole.counts.values()) > 0
+        assert all(stats.ids for stats in whole.tokens.values())  # id counts merged exactly too
+    assert sum(sum(stats.lengths) for stats in whole.tokens.values()) == sum(c.n_tokens for c in whole.counts.values())
     assert sum(c.n_docs for c in whole.counts.values()) == len(documents)
 
 
@@ -120,6 +126,12 @@ def test_jobs_give_byte_identical_json(spec, tmp_path):
         outputs.append(render.to_json(result))
     assert outputs[0] == outputs[1]
     assert json.loads(outputs[0])  # a real audit came out
+    rows = json.loads(outputs[0])["rows"]  # with the issue-11 word metrics, equal under --jobs
+    assert all(row["n_continuation_tokens"] is not None for row in rows)
+    assert any(row["single_token_word_share"] for row in rows)
+    assert all(sum(row["token_lengths"]) == row["n_tokens"] for row in rows)
+    if spec not in ("bytes", "graphemes"):
+        assert all(row["renyi_efficiency"] is not None for row in rows)
 
 
 def test_jobs_on_the_command_line(tmp_path):

@@ -473,14 +473,16 @@ def test_retrain_html_shows_before_and_after(tmp_path):
 
 
 def test_table_shows_metric_columns_it_does_not_know(live):
-    """The hook for metrics a later phase adds to the frame (e.g. single-token word share):
-    any extra column is shown, after the known ones."""
+    """The hook for metrics a later phase adds to the frame: any extra column is shown, after
+    the known ones (issue 11's word metrics are now known columns, shown as shares)."""
     from fertility.report import language_rows
 
-    rows = [{**row, "single_token_word_share": 0.25} for row in language_rows(live.result)]
+    rows = [{**row, "some_later_metric": 0.25} for row in language_rows(live.result)]
     drawn = report_html.table(rows)
-    assert "single token word share" in drawn.split("</thead>")[0]
+    assert "some later metric" in drawn.split("</thead>")[0]
     assert drawn.count("<td class=\"ratio\">0.250</td>") == len(rows)
+    head = report_html.table(language_rows(live.result)).split("</thead>")[0]
+    assert "single-token words" in head and "continuation tokens" in head
 
 
 def test_without_vl_convert_html_is_one_clear_line(tmp_path, monkeypatch):

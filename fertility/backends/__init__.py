@@ -43,6 +43,7 @@ class Encoded(NamedTuple):
     ends: np.ndarray
     unknown: np.ndarray | None = None  # bool per token: the unknown token (text lost)
     byte_fallback: np.ndarray | None = None  # bool per token: raw bytes, not whole characters
+    ids: np.ndarray | None = None  # the token ids, when the backend has a vocabulary
 
 
 class Tokens(NamedTuple):
@@ -58,6 +59,7 @@ class Tokens(NamedTuple):
     unknown: np.ndarray | None = None
     byte_fallback: np.ndarray | None = None
     in_chars: bool = False
+    ids: np.ndarray | None = None  # token ids (Rényi efficiency, unseen tokens), when known
 
 
 class PreTokenizer(NamedTuple):

@@ -113,4 +113,8 @@ def concatenate(encoded: list[Encoded], sizes: list[int]) -> Tokens:
                                for e, p in zip(encoded, parts)]) if parts else np.zeros(0, dtype=bool)
     starts = np.concatenate([e.starts for e in encoded]) if encoded else empty
     ends = np.concatenate([e.ends for e in encoded]) if encoded else empty
-    return Tokens(counts, starts + bases, ends + bases, joined("unknown"), joined("byte_fallback"))
+    id_parts = [e.ids for e in encoded]
+    ids: np.ndarray | None = None
+    if encoded and all(p is not None for p in id_parts):
+        ids = np.concatenate([p for p in id_parts if p is not None])
+    return Tokens(counts, starts + bases, ends + bases, joined("unknown"), joined("byte_fallback"), ids=ids)

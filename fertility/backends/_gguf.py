@@ -320,7 +320,7 @@ class GGUFTokenizer:
         for text, enc in zip(texts, batch):
             starts, ends = char_spans_to_bytes(text, enc.offsets)
             ids = np.asarray(enc.ids, dtype=np.int64)
-            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
+            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids], ids))
         return out
 
     def ids(self, text: str) -> list[int]:

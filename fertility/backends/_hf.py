@@ -118,7 +118,7 @@ class HFTokenizer:
         for text, enc in zip(texts, batch):
             starts, ends = char_spans_to_bytes(text, enc.offsets)
             ids = np.asarray(enc.ids, dtype=np.int64)
-            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
+            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids], ids))
         return out
 
     def encode_many(self, texts: list[str]) -> Tokens:
@@ -133,7 +133,8 @@ class HFTokenizer:
                               dtype=np.int64, count=2 * total).reshape(-1, 2)
         sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         offsets += np.repeat(np.cumsum(sizes) - sizes, counts)[:, None]
-        return Tokens(counts, offsets[:, 0], offsets[:, 1], self._unknown[ids], self._byte[ids], in_chars=True)
+        return Tokens(counts, offsets[:, 0], offsets[:, 1], self._unknown[ids], self._byte[ids], in_chars=True,
+                      ids=ids)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         with native_errors(self.path):

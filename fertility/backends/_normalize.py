@@ -81,7 +81,7 @@ class Normalized:
             if to_raw is None:
                 out.append(enc)
             else:
-                out.append(Encoded(to_raw[enc.starts], to_raw[enc.ends], enc.unknown, enc.byte_fallback))
+                out.append(Encoded(to_raw[enc.starts], to_raw[enc.ends], enc.unknown, enc.byte_fallback, enc.ids))
         return out
 
     def pre_tokenizer(self) -> PreTokenizer | None:

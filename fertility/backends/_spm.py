@@ -49,7 +49,7 @@ class SPMTokenizer:
             ends = np.fromiter((p.end for p in pieces), dtype=np.int64, count=n)
             ids = np.fromiter((p.id for p in pieces), dtype=np.int64, count=n)
             starts, ends = byte_piece_spans(starts, ends, self._byte[ids])
-            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids]))
+            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids], ids))
         return out
 
     @cached_property
@@ -88,7 +88,7 @@ class SPMTokenizer:
             np.cumsum(counts, out=edges[1:])
             unknown = self._unknown[ids]
             if not unknown.any() and (lengths >= 0).all() and np.array_equal(np.diff(bounds[edges]), sizes):
-                return Tokens(counts, bounds[:-1], bounds[1:], unknown, self._byte[ids])
+                return Tokens(counts, bounds[:-1], bounds[1:], unknown, self._byte[ids], ids=ids)
         encoded = self.encode(texts)
         return concatenate(encoded, [len(t.encode("utf-8")) for t in texts])
 

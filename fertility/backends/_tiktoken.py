@@ -98,7 +98,7 @@ class TiktokenTokenizer:
                 raw = self._encoding.encode_ordinary(text)
             ids = np.asarray(raw, dtype=np.int64)
             starts, ends = spans_from_lengths(self._lengths[ids])
-            out.append(Encoded(starts, ends, None, self._partial[ids]))
+            out.append(Encoded(starts, ends, None, self._partial[ids], ids))
         return out
 
     def encode_many(self, texts: list[str]) -> Tokens:
@@ -109,7 +109,7 @@ class TiktokenTokenizer:
         counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
         ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
         starts, ends = spans_from_lengths(self._lengths[ids])
-        return Tokens(counts, starts, ends, None, self._partial[ids])
+        return Tokens(counts, starts, ends, None, self._partial[ids], ids=ids)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         encode = self._encoding.encode_ordinary
