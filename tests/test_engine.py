@@ -41,10 +41,13 @@ def tokenizer(spec: str):
         return fertility.load_tokenizer(str(real_file("minilm/tokenizer.json")))
     if spec == "tekken":
         return fertility.load_tokenizer(str(mistral_file("tekken_240911.json")))
+    if spec.startswith("gguf-"):  # llama.cpp vocab files: BPE, and WordPiece with its own normalizer
+        return fertility.load_tokenizer(str(real_file(f"gguf/ggml-vocab-{spec.removeprefix('gguf-')}.gguf")))
     return fertility.load_tokenizer(spec)
 
 
-BACKENDS = ["bytes", "chars", "graphemes", "tiktoken:cl100k_base", "spm", "hf", "tekken"]
+BACKENDS = ["bytes", "chars", "graphemes", "tiktoken:cl100k_base", "spm", "hf", "tekken", "gguf-llama-bpe",
+            "gguf-bert-bge"]
 
 
 @cache

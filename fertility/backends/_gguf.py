@@ -27,9 +27,10 @@ import tokenizers
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 
 from ..errors import TokenizerError
-from . import Encoded, PreTokenizer
-from ._common import char_spans_to_bytes, display_name, native_errors
+from . import PreTokenizer
+from ._common import display_name, native_errors
 from ._gguf_read import read_metadata
+from ._hf import HFEncoding
 
 # llama.cpp token types (gguf.TokenType)
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -276,7 +277,7 @@ def _gemma4(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarr
 _MODELS = {"gpt2": _bpe, "llama": _spm, "bert": _wpm, "gemma4": _gemma4}
 
 
-class GGUFTokenizer:
+class GGUFTokenizer(HFEncoding):
     """The tokenizer of a GGUF model file, rebuilt as a `tokenizers` object."""
 
     def __init__(self, path: Path):
@@ -312,16 +313,6 @@ class GGUFTokenizer:
     @property
     def tokenizer(self) -> tokenizers.Tokenizer:
         return self._tokenizer
-
-    def encode(self, texts: list[str]) -> list[Encoded]:
-        out = []
-        with native_errors(self.path):
-            batch = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        for text, enc in zip(texts, batch):
-            starts, ends = char_spans_to_bytes(text, enc.offsets)
-            ids = np.asarray(enc.ids, dtype=np.int64)
-            out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids], ids))
-        return out
 
     def ids(self, text: str) -> list[int]:
         """llama.cpp's token ids for one text (no BOS, special tokens not parsed)."""

@@ -88,27 +88,14 @@ def _locate(reference: str) -> Path:
     raise TokenizerError(f"{reference}: no such file or directory")
 
 
-class HFTokenizer:
-    def __init__(self, path: Path, *, name: str | None = None, built: tokenizers.Tokenizer | None = None):
-        try:
-            tokenizer = built or tokenizers.Tokenizer.from_file(str(path))
-        except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
-            first = str(err).splitlines()[0] if str(err) else type(err).__name__
-            raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
-        _check_unknown_token(path, tokenizer)
-        self._had_padding = tokenizer.padding is not None
-        self._had_truncation = tokenizer.truncation is not None
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
-        tokenizer.encode_special_tokens = True
-        self._tokenizer = tokenizer
-        self._unknown, self._byte = _token_kinds(tokenizer)
-        self.path = path
-        self.name = name or display_name(path)
+class HFEncoding:
+    """Encoding through a `tokenizers.Tokenizer` (`_tokenizer`), with per-id kinds (`_unknown`,
+    `_byte`) and the file named in errors (`path`): shared by tokenizer.json and GGUF files."""
 
-    @property
-    def tokenizer(self) -> tokenizers.Tokenizer:
-        return self._tokenizer
+    _tokenizer: tokenizers.Tokenizer
+    _unknown: np.ndarray
+    _byte: np.ndarray
+    path: Path
 
     def encode(self, texts: list[str]) -> list[Encoded]:
         """Offsets are characters: two byte tokens of one character share its span."""
@@ -139,6 +126,29 @@ class HFTokenizer:
     def count_tokens(self, texts: list[str]) -> list[int]:
         with native_errors(self.path):
             return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+class HFTokenizer(HFEncoding):
+    def __init__(self, path: Path, *, name: str | None = None, built: tokenizers.Tokenizer | None = None):
+        try:
+            tokenizer = built or tokenizers.Tokenizer.from_file(str(path))
+        except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
+        _check_unknown_token(path, tokenizer)
+        self._had_padding = tokenizer.padding is not None
+        self._had_truncation = tokenizer.truncation is not None
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        tokenizer.encode_special_tokens = True
+        self._tokenizer = tokenizer
+        self._unknown, self._byte = _token_kinds(tokenizer)
+        self.path = path
+        self.name = name or display_name(path)
+
+    @property
+    def tokenizer(self) -> tokenizers.Tokenizer:
+        return self._tokenizer
 
     def pre_tokenizer(self) -> PreTokenizer | None:
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer
