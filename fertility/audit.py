@@ -15,6 +15,7 @@ from .engine import Observer
 from .errors import UsageError
 from .evidence import assemble
 from .profiles import ProfileCache, cache_dir
+from .readers import ReadOptions
 from .results import AuditResult
 from .samples import samples_dir
 from .signature import build_signature
@@ -39,12 +40,28 @@ def engine_settings(*, diagnose: bool) -> dict[str, str]:
     return settings
 
 
+def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> dict[str, str]:
+    """How records were read, for the signature (nothing when every default held)."""
+    import warnings
+
+    from .errors import FertilityWarning
+    settings = {}
+    if options and (options.text_field, options.lang_field) != ("text", None):
+        settings["records"] = f"text_field:{options.text_field}|lang_field:{options.lang_field or 'file name'}"
+    if stream is not None and stream.skipped_records:
+        settings["skipped_records"] = str(stream.skipped_records)
+        warnings.warn(f"skipped {stream.skipped_records} bad records (--skip-bad-records)", FertilityWarning,
+                      stacklevel=3)
+    return settings
+
+
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
-          cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES) -> AuditResult:
+          cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
+          read_options: ReadOptions | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -68,8 +85,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         documents = corpus.documents
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
-        paths = [Path(p) for p in corpus] if corpus else [samples_dir()]
-        stream = CorpusStream(paths, doc_mode=doc_mode)
+        paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
+        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options)
         total_bytes = stream.total_bytes()
         documents = stream.documents()
     if not isinstance(cache, ProfileCache):
@@ -90,7 +107,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
-                                **engine_settings(diagnose=diagnose))
+                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)

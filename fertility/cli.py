@@ -173,7 +173,14 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 
 @cli.command()
 @click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
-@click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("corpus", nargs=-1, type=click.Path())
+@click.option("--text-field", default="text", show_default=True, metavar="NAME",
+              help="JSON-lines / Parquet / Arrow field holding the text.")
+@click.option("--lang-field", metavar="NAME",
+              help="Field holding each record's language (default: from the file or folder name).")
+@click.option("--skip-bad-records", is_flag=True,
+              help="Skip (and count) records without a string text or language field instead of failing.")
+@click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
 @click.option("--per-file", is_flag=True,
               help="One document per file (lines joined by a single space) instead of per line.")
 @click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
@@ -195,13 +202,18 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
+def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
-    folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
+    folders (dev/, devtest/); also .jsonl/.json lines, .parquet and .arrow files, plain or
+    compressed (.gz, .zst, .bz2, .xz), fsspec URLs (memory://, s3://...), or `-` (standard
+    input, with --lang). Without CORPUS, the bundled parallel samples are audited.
     """
+    from .readers import ReadOptions
+    read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
+                               skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
     if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
@@ -219,7 +231,8 @@ def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, 
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
-                           mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
+                           mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
+                           read_options=read_options)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
