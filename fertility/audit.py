@@ -18,6 +18,7 @@ from .profiles import ProfileCache, cache_dir
 from .readers import ReadOptions
 from .results import AuditResult
 from .samples import samples_dir
+from .shards import shard_settings
 from .signature import build_signature
 from .workers import default_jobs, run
 
@@ -61,7 +62,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
-          read_options: ReadOptions | None = None) -> AuditResult:
+          read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -72,6 +73,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
+    if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
+        diagnose = False
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
@@ -94,6 +97,9 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     watchers = [observers(name) for name in names] if observers else None
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
+    if shard is not None:
+        from .shards import select
+        documents = select(documents, shard)  # type: ignore[assignment]
     total = run(loaded, documents, evidence=diagnose, cache=cache,
                 jobs=default_jobs() if jobs is None else jobs,
                 specs=[t if isinstance(t, str) else None for t in tokenizers],
@@ -107,7 +113,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
-                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream))
+                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream), **shard_settings(shard))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)

@@ -181,6 +181,8 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--skip-bad-records", is_flag=True,
               help="Skip (and count) records without a string text or language field instead of failing.")
 @click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
+@click.option("--shard", metavar="K/N",
+              help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
 @click.option("--per-file", is_flag=True,
               help="One document per file (lines joined by a single space) instead of per line.")
 @click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
@@ -202,7 +204,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
+def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
@@ -212,6 +214,9 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     input, with --lang). Without CORPUS, the bundled parallel samples are audited.
     """
     from .readers import ReadOptions
+    from .shards import parse_shard
+    shard = parse_shard(shard) if shard else None
+    findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
@@ -232,8 +237,30 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
-                           read_options=read_options)
+                           read_options=read_options, shard=shard)
     emit(fmt, output, force, result=result, findings=findings, by=by)
+
+
+@cli.command()
+@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--partial", is_flag=True, help="Merge even if some shards are missing (the signature says which).")
+@output_options
+def merge(parts, partial, fmt, output, force):
+    """Sum `audit --shard K/N -f json` parts into the whole audit, exactly.
+
+    Refuses parts made with other tokenizers or settings, and a shard given twice; names the
+    missing shards. Findings are not available after a merge (parts carry counts only).
+    """
+    from .results import AuditResult
+    from .shards import merge as merge_parts
+    fmt = resolve_format(fmt)
+    output = output_target(output, force=force)
+    loaded = [AuditResult.load(path) for path in parts]
+    result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
+    if missing:
+        warnings.warn(f"merged without shards {', '.join(map(str, missing))}", FertilityWarning, stacklevel=1)
+    click.echo("fertility: note: findings are not available after a merge; run a whole audit for them", err=True)
+    emit(fmt, output, force, result=result, findings=False)
 
 
 @cli.command()
