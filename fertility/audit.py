@@ -18,6 +18,7 @@ from .profiles import ProfileCache, cache_dir
 from .readers import ReadOptions
 from .results import AuditResult
 from .samples import samples_dir
+from .sampling import Sample, intervals
 from .shards import shard_settings
 from .signature import build_signature
 from .workers import default_jobs, run
@@ -62,7 +63,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
-          read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None) -> AuditResult:
+          read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
+          sample: Sample | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -97,9 +99,18 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     watchers = [observers(name) for name in names] if observers else None
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
+    tracked = None
+    if sample is not None:  # the sample first, then the shard's slice of it
+        from .sampling import DocumentCounts
+        from .sampling import sample as sampled
+        documents = sampled(documents, sample)  # type: ignore[assignment]
     if shard is not None:
         from .shards import select
         documents = select(documents, shard)  # type: ignore[assignment]
+    if sample is not None and observers is None:  # per-document counts for the intervals
+        tracked = DocumentCounts()
+        documents = tracked.track(documents)  # type: ignore[assignment]
+        watchers = [tracked.observer(t) for t in range(len(names))]
     total = run(loaded, documents, evidence=diagnose, cache=cache,
                 jobs=default_jobs() if jobs is None else jobs,
                 specs=[t if isinstance(t, str) else None for t in tokenizers],
@@ -113,13 +124,16 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
-                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream), **shard_settings(shard))
+                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
+                                **shard_settings(shard),
+                                **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
-                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {})
+                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {},
+                       intervals=intervals(tracked, names) if tracked is not None else {})
 
 
 __all__ = ["Progress", "audit", "engine_settings", "unique_names"]

@@ -183,6 +183,10 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
 @click.option("--shard", metavar="K/N",
               help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
+@click.option("--sample-docs", type=click.IntRange(min=2), metavar="N",
+              help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
+@click.option("--sample-bytes", metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
 @click.option("--per-file", is_flag=True,
               help="One document per file (lines joined by a single space) instead of per line.")
 @click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
@@ -204,7 +208,8 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
+def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
+          seed, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
@@ -216,6 +221,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     from .readers import ReadOptions
     from .shards import parse_shard
     shard = parse_shard(shard) if shard else None
+    from .sampling import Sample, parse_size
+    if sample_docs and sample_bytes:
+        raise UsageError("give --sample-docs or --sample-bytes, not both")
+    sample = (Sample(docs=sample_docs, seed=seed) if sample_docs else
+              Sample(bytes=parse_size(sample_bytes), seed=seed) if sample_bytes else None)
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
@@ -237,7 +247,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
-                           read_options=read_options, shard=shard)
+                           read_options=read_options, shard=shard, sample=sample)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
@@ -532,6 +542,9 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
     shown = list(result.findings) if findings else None
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
+        if getattr(result, "intervals", None) and by == "lang":
+            from .sampling import footer
+            console.print(footer(result), end="", highlight=False)
         return
     text = {
         "html": lambda: _audit_html(result),
@@ -540,6 +553,9 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
     }[fmt]()
+    if fmt in ("table", "markdown") and getattr(result, "intervals", None) and by == "lang":
+        from .sampling import footer
+        text += footer(result)
     write_or_echo(text, output, force)
 
 

@@ -95,6 +95,7 @@ class AuditResult:
     diagnosed: bool | None = None  # None: diagnosed when there is evidence
     reference: str = "eng_Latn"  # the language premiums (token and byte) are measured against
     vocabularies: dict = field(default_factory=dict)  # tokenizer -> vocab.VocabAllocation, when measured
+    intervals: dict = field(default_factory=dict)  # tokenizer -> lang -> 95% half-widths, when sampled
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
@@ -162,6 +163,8 @@ class AuditResult:
         payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
+        if self.intervals:  # issue 10: sampled audits, half-widths of 95% intervals over documents
+            payload["intervals"] = json_value(self.intervals)
         return payload
 
     @classmethod
