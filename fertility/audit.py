@@ -64,7 +64,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
-          sample: Sample | None = None) -> AuditResult:
+          sample: Sample | None = None, engine: str = "local", scheduler: str | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -111,12 +111,20 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         tracked = DocumentCounts()
         documents = tracked.track(documents)  # type: ignore[assignment]
         watchers = [tracked.observer(t) for t in range(len(names))]
-    total = run(loaded, documents, evidence=diagnose, cache=cache,
-                jobs=default_jobs() if jobs is None else jobs,
-                specs=[t if isinstance(t, str) else None for t in tokenizers],
-                load_options={"pattern": pattern, "normalize": normalize},
-                advance=advance, observe=watchers if watchers and any(watchers) else None,
-                chunk_bytes=chunk_bytes)
+    if engine == "dask":
+        if watchers and any(watchers):
+            raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
+                             "comparisons); use the local engine for those")
+        from . import dask_engine
+        total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
+                                scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
+    else:
+        total = run(loaded, documents, evidence=diagnose, cache=cache,
+                    jobs=default_jobs() if jobs is None else jobs,
+                    specs=[t if isinstance(t, str) else None for t in tokenizers],
+                    load_options={"pattern": pattern, "normalize": normalize},
+                    advance=advance, observe=watchers if watchers and any(watchers) else None,
+                    chunk_bytes=chunk_bytes)
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs

@@ -187,6 +187,10 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
               help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
 @click.option("--sample-bytes", metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: this machine's processes; dask: Dask tasks (a loopback LocalCluster of --jobs "
+                   "workers, or --scheduler).")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786) for --engine dask.")
 @click.option("--per-file", is_flag=True,
               help="One document per file (lines joined by a single space) instead of per line.")
 @click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
@@ -209,7 +213,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
 def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
-          seed, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
+          seed, engine, scheduler, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
@@ -221,6 +225,8 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     from .readers import ReadOptions
     from .shards import parse_shard
     shard = parse_shard(shard) if shard else None
+    if scheduler and engine != "dask":
+        raise UsageError("--scheduler needs --engine dask")
     from .sampling import Sample, parse_size
     if sample_docs and sample_bytes:
         raise UsageError("give --sample-docs or --sample-bytes, not both")
@@ -247,7 +253,8 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
-                           read_options=read_options, shard=shard, sample=sample)
+                           read_options=read_options, shard=shard, sample=sample, engine=engine,
+                           scheduler=scheduler)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
