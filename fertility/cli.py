@@ -237,6 +237,10 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
+    if fmt == "html" and (shard or sample or engine != "local" or lang_field or skip_bad_records
+                          or text_field != "text" or stdin_lang):
+        raise UsageError("-f html reads .txt corpora with the local engine; for --shard, sampling, --engine dask "
+                         "or record fields, write -f json and render it with `fertility report`")
     if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
         from .report import audit_for_report
         from .report_html import bundle, page

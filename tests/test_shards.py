@@ -87,3 +87,9 @@ def test_bad_shard_spec(corpus, bad):
     done = run("audit", corpus, "-t", "bytes", "--shard", bad)
     assert done.exit_code == 2
     assert done.stderr.startswith(f"fertility: error: --shard {bad!r}: expected K/N")
+
+
+def test_html_output_refuses_options_it_would_ignore(corpus):
+    done = run("audit", corpus, "-t", "bytes", "--shard", "1/2", "-f", "html")
+    assert done.exit_code == 2
+    assert done.stderr.startswith("fertility: error: -f html reads .txt corpora with the local engine")
