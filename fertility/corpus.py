@@ -138,13 +138,14 @@ def find_files(path: Path) -> list[Path]:
     return files
 
 
-def decode_strict(path: Path, data: bytes) -> str:
-    """UTF-8 without replacement; the error names the line and column of the bad byte."""
+def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1) -> str:
+    """UTF-8 without replacement; the error names the line and column of the bad byte
+    (`first_line`: the number of the first line in `data`)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line_start = data.rfind(b"\n", 0, err.start) + 1
-        line = data.count(b"\n", 0, err.start) + 1
+        line = data.count(b"\n", 0, err.start) + first_line
         column = len(data[line_start:err.start].decode("utf-8", errors="replace")) + 1
         bad = data[err.start:err.end].hex(" ")
         raise CorpusError(f"{path}:{line}:{column}: not valid UTF-8 (byte {bad}: {err.reason}); "
@@ -268,7 +269,7 @@ class CorpusStream:
                     except UnicodeDecodeError:
                         if file is not None and file.is_file() and source.size is not None:
                             decode_strict(file, file.read_bytes())  # the whole file once, for line and column
-                        decode_strict(Path(source.name), raw)  # a pipe: the column within its line
+                        decode_strict(source.name, raw, first_line=number)  # a pipe, compressed, a URL
                         raise
                     if number == 1:
                         line = line.removeprefix("\ufeff")

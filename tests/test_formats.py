@@ -186,3 +186,11 @@ def test_jsonl_json_is_byte_identical_to_txt_through_the_cli(tmp_path):
     two = fertility.audit(["graphemes"], [str(records)], jobs=1, cache=False)
     assert one.counts == two.counts
     assert [f.message for f in one.findings] == [f.message for f in two.findings]
+
+
+def test_bad_utf8_in_a_compressed_text_names_its_line(tmp_path):
+    path = tmp_path / "eng_Latn.txt.gz"
+    with gzip.open(path, "wb") as out:
+        out.write(b"good\nalso good\nbad \xff byte\n")
+    with pytest.raises(fertility.CorpusError, match=r"eng_Latn\.txt\.gz:3:5: not valid UTF-8"):
+        read_corpus([path])
