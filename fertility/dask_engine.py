@@ -40,7 +40,7 @@ def client_for(scheduler: str | None, jobs: int):
         except (OSError, TimeoutError, ValueError) as err:
             raise UsageError(f"--scheduler {scheduler}: cannot connect ({err})") from None
     cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=50)
+                           dashboard_address="127.0.0.1:0", silence_logs=50)  # loopback only
     return Client(cluster), cluster
 
 

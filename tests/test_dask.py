@@ -28,7 +28,7 @@ def files():
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as local:
+                                  dashboard_address="127.0.0.1:0") as local:
         yield local
 
 
