@@ -21,6 +21,7 @@ from ._iso639 import CODES
 from .errors import CorpusError, FertilityWarning
 from .readers import (
     RECORD_FORMATS,
+    ReadOnce,
     ReadOptions,
     Source,
     is_corpus_file,
@@ -180,32 +181,6 @@ def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
     return dataclasses.replace(stream.corpus(), documents=documents)
 
 
-class _ReadOnce:
-    """Refuse a file counted twice: the same file reached by two corpus paths, or two files
-    with the same content (a copy would double that language's weight without a word)."""
-
-    def __init__(self) -> None:
-        self._paths: dict[str, Path] = {}
-        self._contents: dict[str, Path] = {}
-
-    def path(self, file: Path) -> None:
-        try:
-            key = str(file.resolve())
-        except (OSError, RuntimeError):
-            key = os.path.abspath(file)
-        if key in self._paths:
-            raise CorpusError(f"{file}: given twice (also as {self._paths[key]}); "
-                              "each corpus file may be counted once")
-        self._paths[key] = file
-
-    def content(self, file: Path, sha256: str) -> None:
-        key = sha256
-        if key in self._contents:
-            raise CorpusError(f"{file}: same content as {self._contents[key]}; "
-                              "each text may be counted once (remove the copy)")
-        self._contents[key] = file
-
-
 def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
     """Repeat warnings held back (an empty file's only message is that it is empty)."""
     for message in caught:
@@ -236,7 +211,7 @@ class CorpusStream:
         self._declared: dict[str, str | None] = {}
         self._samples: dict[str, list[str]] = {}
         self._sampled_chars: dict[str, int] = {}
-        self._once = _ReadOnce()
+        self._once = ReadOnce()
 
     def sources(self, root: Path | str) -> list[Source]:
         if root == "-":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
@@ -247,6 +248,32 @@ def records(source: Source, handle: IO[bytes], options: ReadOptions,
     if fmt == ".arrow":
         return _arrow(source, handle, options, bad)
     return _json_lines(source, handle, options, bad)
+
+
+class ReadOnce:
+    """Refuse a file counted twice: the same file reached by two corpus paths, or two files
+    with the same content (a copy would double that language's weight without a word)."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, Path] = {}
+        self._contents: dict[str, Path] = {}
+
+    def path(self, file: Path) -> None:
+        try:
+            key = str(file.resolve())
+        except (OSError, RuntimeError):
+            key = os.path.abspath(file)
+        if key in self._paths:
+            raise CorpusError(f"{file}: given twice (also as {self._paths[key]}); "
+                              "each corpus file may be counted once")
+        self._paths[key] = file
+
+    def content(self, file: Path, sha256: str) -> None:
+        key = sha256
+        if key in self._contents:
+            raise CorpusError(f"{file}: same content as {self._contents[key]}; "
+                              "each text may be counted once (remove the copy)")
+        self._contents[key] = file
 
 
 def local_source(file: Path, root: Path | None) -> Source:
