@@ -15,8 +15,11 @@ from .engine import ChunkResult, Observer
 from .errors import UsageError
 from .evidence import assemble
 from .profiles import ProfileCache, cache_dir
+from .readers import ReadOptions
 from .results import AuditResult
 from .samples import samples_dir
+from .sampling import Sample, intervals
+from .shards import shard_settings
 from .signature import build_signature
 from .workers import default_jobs, run
 
@@ -39,12 +42,29 @@ def engine_settings(*, diagnose: bool) -> dict[str, str]:
     return settings
 
 
+def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> dict[str, str]:
+    """How records were read, for the signature (nothing when every default held)."""
+    import warnings
+
+    from .errors import FertilityWarning
+    settings = {}
+    if options and (options.text_field, options.lang_field) != ("text", None):
+        settings["records"] = f"text_field:{options.text_field}|lang_field:{options.lang_field or 'file name'}"
+    if stream is not None and stream.skipped_records:
+        settings["skipped_records"] = str(stream.skipped_records)
+        warnings.warn(f"skipped {stream.skipped_records} bad records (--skip-bad-records)", FertilityWarning,
+                      stacklevel=3)
+    return settings
+
+
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
-          cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES) -> AuditResult:
+          cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
+          read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
+          sample: Sample | None = None, engine: str = "local", scheduler: str | None = None) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -55,6 +75,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
+    if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
+        diagnose = False
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
@@ -68,8 +90,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         documents = corpus.documents
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
-        paths = [Path(p) for p in corpus] if corpus else [samples_dir()]
-        stream = CorpusStream(paths, doc_mode=doc_mode)
+        paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
+        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options)
         total_bytes = stream.total_bytes()
         documents = stream.documents()
     if not isinstance(cache, ProfileCache):
@@ -77,12 +99,32 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     watchers = [observers(name) for name in names] if observers else None
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
-    total = run(loaded, documents, evidence=diagnose, cache=cache,
-                jobs=default_jobs() if jobs is None else jobs,
-                specs=[t if isinstance(t, str) else None for t in tokenizers],
-                load_options={"pattern": pattern, "normalize": normalize},
-                advance=advance, observe=watchers if watchers and any(watchers) else None,
-                chunk_bytes=chunk_bytes)
+    tracked = None
+    if sample is not None:  # the sample first, then the shard's slice of it
+        from .sampling import DocumentCounts
+        from .sampling import sample as sampled
+        documents = sampled(documents, sample)  # type: ignore[assignment]
+    if shard is not None:
+        from .shards import select
+        documents = select(documents, shard)  # type: ignore[assignment]
+    if sample is not None and observers is None:  # per-document counts for the intervals
+        tracked = DocumentCounts()
+        documents = tracked.track(documents)  # type: ignore[assignment]
+        watchers = [tracked.observer(t) for t in range(len(names))]
+    if engine == "dask":
+        if watchers and any(watchers):
+            raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
+                             "comparisons); use the local engine for those")
+        from . import dask_engine
+        total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
+                                scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
+    else:
+        total = run(loaded, documents, evidence=diagnose, cache=cache,
+                    jobs=default_jobs() if jobs is None else jobs,
+                    specs=[t if isinstance(t, str) else None for t in tokenizers],
+                    load_options={"pattern": pattern, "normalize": normalize},
+                    advance=advance, observe=watchers if watchers and any(watchers) else None,
+                    chunk_bytes=chunk_bytes)
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
@@ -90,7 +132,9 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
-                                **engine_settings(diagnose=diagnose))
+                                **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
+                                **shard_settings(shard),
+                                **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
@@ -98,7 +142,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
                        vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {},
-                       token_stats=token_stats, unseen_tokens=unseen_tokens)
+                       token_stats=token_stats, unseen_tokens=unseen_tokens,
+                       intervals=intervals(tracked, names) if tracked is not None else {})
 
 
 def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequence[str],

@@ -171,7 +171,24 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 
 @cli.command()
 @click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
-@click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("corpus", nargs=-1, type=click.Path())
+@click.option("--text-field", default="text", show_default=True, metavar="NAME",
+              help="JSON-lines / Parquet / Arrow field holding the text.")
+@click.option("--lang-field", metavar="NAME",
+              help="Field holding each record's language (default: from the file or folder name).")
+@click.option("--skip-bad-records", is_flag=True,
+              help="Skip (and count) records without a string text or language field instead of failing.")
+@click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
+@click.option("--shard", metavar="K/N",
+              help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
+@click.option("--sample-docs", type=click.IntRange(min=2), metavar="N",
+              help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
+@click.option("--sample-bytes", metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: this machine's processes; dask: Dask tasks (a loopback LocalCluster of --jobs "
+                   "workers, or --scheduler).")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786) for --engine dask.")
 @click.option("--per-file", is_flag=True,
               help="One document per file (lines joined by a single space) instead of per line.")
 @click.option("--by", type=click.Choice(["lang", "script"]), default="lang", show_default=True,
@@ -193,18 +210,37 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
-def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
+def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
+          seed, engine, scheduler, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
-    folders (dev/, devtest/). Without CORPUS, the bundled parallel samples are audited.
+    folders (dev/, devtest/); also .jsonl/.json lines, .parquet and .arrow files, plain or
+    compressed (.gz, .zst, .bz2, .xz), fsspec URLs (memory://, s3://...), or `-` (standard
+    input, with --lang). Without CORPUS, the bundled parallel samples are audited.
     """
     from .audit import audit as run_audit
     from .balance import parse_mix
-
+    from .readers import ReadOptions
+    from .shards import parse_shard
+    shard = parse_shard(shard) if shard else None
+    if scheduler and engine != "dask":
+        raise UsageError("--scheduler needs --engine dask")
+    from .sampling import Sample, parse_size
+    if sample_docs and sample_bytes:
+        raise UsageError("give --sample-docs or --sample-bytes, not both")
+    sample = (Sample(docs=sample_docs, seed=seed) if sample_docs else
+              Sample(bytes=parse_size(sample_bytes), seed=seed) if sample_bytes else None)
+    findings = findings and shard is None
+    read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
+                               skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
+    if fmt == "html" and (shard or sample or engine != "local" or lang_field or skip_bad_records
+                          or text_field != "text" or stdin_lang):
+        raise UsageError("-f html reads .txt corpora with the local engine; for --shard, sampling, --engine dask "
+                         "or record fields, write -f json and render it with `fertility report`")
     if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
         from .report import audit_for_report
         from .report_html import bundle, page
@@ -220,8 +256,32 @@ def audit(tokenizers, corpus, per_file, by, pattern, normalize, reference, mix, 
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
-                           mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
+                           mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
+                           read_options=read_options, shard=shard, sample=sample, engine=engine,
+                           scheduler=scheduler)
     emit(fmt, output, force, result=result, findings=findings, by=by)
+
+
+@cli.command()
+@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--partial", is_flag=True, help="Merge even if some shards are missing (the signature says which).")
+@output_options
+def merge(parts, partial, fmt, output, force):
+    """Sum `audit --shard K/N -f json` parts into the whole audit, exactly.
+
+    Refuses parts made with other tokenizers or settings, and a shard given twice; names the
+    missing shards. Findings are not available after a merge (parts carry counts only).
+    """
+    from .results import AuditResult
+    from .shards import merge as merge_parts
+    fmt = resolve_format(fmt)
+    output = output_target(output, force=force)
+    loaded = [AuditResult.load(path) for path in parts]
+    result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
+    if missing:
+        warnings.warn(f"merged without shards {', '.join(map(str, missing))}", FertilityWarning, stacklevel=1)
+    click.echo("fertility: note: findings are not available after a merge; run a whole audit for them", err=True)
+    emit(fmt, output, force, result=result, findings=False)
 
 
 @cli.command()
@@ -590,6 +650,9 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
     shown = list(result.findings) if findings else None
     if fmt == "table" and output is None and (console := Console()).is_terminal:
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
+        if getattr(result, "intervals", None) and by == "lang":
+            from .sampling import footer
+            console.print(footer(result), end="", highlight=False)
         return
     text = {
         "html": lambda: _audit_html(result),
@@ -598,6 +661,9 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
     }[fmt]()
+    if fmt in ("table", "markdown") and getattr(result, "intervals", None) and by == "lang":
+        from .sampling import footer
+        text += footer(result)
     write_or_echo(text, output, force)
 
 

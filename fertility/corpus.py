@@ -13,12 +13,26 @@ import hashlib
 import os
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import regex
 
 from ._iso639 import CODES
 from .errors import CorpusError, FertilityWarning
+from .readers import (
+    RECORD_FORMATS,
+    ReadOnce,
+    ReadOptions,
+    Source,
+    is_corpus_file,
+    is_url,
+    local_source,
+    open_source,
+    records,
+    split_suffix,
+    stdin_source,
+    url_sources,
+)
 from .text import detect_script, is_known_script
 
 DOC_MODES = ("line", "file")
@@ -62,7 +76,7 @@ def _key(name: str) -> tuple[str, str | None] | None:
     return name, script
 
 
-def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
+def language_of(path: PurePath, root: PurePath | None = None) -> tuple[str, str | None]:
     """Language key and declared script: `ben_Beng.txt` -> (ben_Beng, Beng).
 
     A file whose name is no language key takes the nearest folder below `root` that is one
@@ -70,13 +84,14 @@ def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
     language called `notes` is most likely a naming slip. Undeclared scripts are detected from
     the text later.
     """
-    stem = path.name[: -len(".txt")] if path.name.lower().endswith(".txt") else path.stem
+    stem, fmt, _ = split_suffix(path.name)
+    stem = stem if fmt else path.stem
     found = _key(stem)
     if found:
         return found
     if root is not None and root != path:
         for folder in path.parents:
-            found = _key(folder.name)
+            found = _key(folder.name.rpartition("=")[2])  # Hive partitions: lang=ben_Beng/
             if found:
                 return found
             if folder == root:
@@ -89,8 +104,9 @@ def language_of(path: Path, root: Path | None = None) -> tuple[str, str | None]:
 
 
 def _is_text(path: Path) -> bool:
-    """A regular `.txt` file, whatever the case of its suffix (`ben_Beng.TXT`)."""
-    return path.suffix.lower() == ".txt" and path.is_file()
+    """A regular corpus file (`.txt`, `.jsonl.gz`, `.parquet`...), whatever the case of its
+    suffix (`ben_Beng.TXT`)."""
+    return is_corpus_file(path.name) and path.is_file()
 
 
 def _text_files(folder: Path) -> list[Path]:
@@ -118,17 +134,19 @@ def find_files(path: Path) -> list[Path]:
         raise CorpusError(f"{err.filename or path}: cannot read ({err.strerror})") from None
     if not files:
         raise CorpusError(f"{path}: directory holds no .txt files (expected {{lang}}.txt, "
-                          f"e.g. ben_Beng.txt, or split folders such as dev/ and devtest/)")
+                          f"e.g. ben_Beng.txt, or split folders such as dev/ and devtest/; "
+                          f"or .jsonl, .parquet, .arrow, plain or compressed)")
     return files
 
 
-def decode_strict(path: Path, data: bytes) -> str:
-    """UTF-8 without replacement; the error names the line and column of the bad byte."""
+def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1) -> str:
+    """UTF-8 without replacement; the error names the line and column of the bad byte
+    (`first_line`: the number of the first line in `data`)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line_start = data.rfind(b"\n", 0, err.start) + 1
-        line = data.count(b"\n", 0, err.start) + 1
+        line = data.count(b"\n", 0, err.start) + first_line
         column = len(data[line_start:err.start].decode("utf-8", errors="replace")) + 1
         bad = data[err.start:err.end].hex(" ")
         raise CorpusError(f"{path}:{line}:{column}: not valid UTF-8 (byte {bad}: {err.reason}); "
@@ -163,32 +181,6 @@ def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
     return dataclasses.replace(stream.corpus(), documents=documents)
 
 
-class _ReadOnce:
-    """Refuse a file counted twice: the same file reached by two corpus paths, or two files
-    with the same content (a copy would double that language's weight without a word)."""
-
-    def __init__(self) -> None:
-        self._paths: dict[str, Path] = {}
-        self._contents: dict[str, Path] = {}
-
-    def path(self, file: Path) -> None:
-        try:
-            key = str(file.resolve())
-        except (OSError, RuntimeError):
-            key = os.path.abspath(file)
-        if key in self._paths:
-            raise CorpusError(f"{file}: given twice (also as {self._paths[key]}); "
-                              "each corpus file may be counted once")
-        self._paths[key] = file
-
-    def content(self, file: Path, sha256: str) -> None:
-        key = sha256
-        if key in self._contents:
-            raise CorpusError(f"{file}: same content as {self._contents[key]}; "
-                              "each text may be counted once (remove the copy)")
-        self._contents[key] = file
-
-
 def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
     """Repeat warnings held back (an empty file's only message is that it is empty)."""
     for message in caught:
@@ -197,41 +189,52 @@ def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
 
 
 class CorpusStream:
-    """Read a corpus one line at a time, without holding it: `documents()` yields them in the
-    order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash, files
-    and scripts as `read_corpus`, no documents kept)."""
+    """Read a corpus one document at a time, without holding it: `documents()` yields them in
+    the order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash,
+    files and scripts as `read_corpus`, no documents kept).
+
+    The corpus hash is over the documents' language and text in reading order (and the
+    document mode), not over the files' bytes: the same text as .txt, .jsonl.gz or Parquet
+    has the same hash."""
 
     SCRIPT_SAMPLE_CHARS = 1 << 20  # script detection looks at 200 documents, at most this much
 
-    def __init__(self, paths: list[Path], *, doc_mode: str = "line"):
+    def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None):
         if doc_mode not in DOC_MODES:
             raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
-        self.paths, self.doc_mode = [Path(p) for p in paths], doc_mode
+        self.paths = [p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p) for p in paths]
+        self.doc_mode, self.options = doc_mode, options or ReadOptions()
         self.files: list[str] = []
         self.n_documents = 0
+        self.skipped_records = 0
         self._digest = hashlib.sha256()
         self._declared: dict[str, str | None] = {}
         self._samples: dict[str, list[str]] = {}
         self._sampled_chars: dict[str, int] = {}
-        self._once = _ReadOnce()
+        self._once = ReadOnce()
+
+    def sources(self, root: Path | str) -> list[Source]:
+        if root == "-":
+            return [stdin_source(self.options)]
+        if isinstance(root, str):
+            return url_sources(root)
+        return [local_source(file, root) for file in find_files(root)]
 
     def total_bytes(self) -> int | None:
-        """Size of every corpus file, for progress; None when one is a pipe."""
+        """Size of every corpus file, for progress; None when one is a pipe, compressed or remote."""
         total = 0
         for root in self.paths:
-            for file in find_files(root):
-                if not file.is_file():
+            for source in self.sources(root):
+                if source.size is None:
                     return None
-                total += file.stat().st_size
+                total += source.size
         return total
 
-    def _lines(self, file: Path):
+    def _lines(self, source: Source):
         """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
         file_digest = hashlib.sha256()
-        try:
-            handle = file.open("rb")
-        except OSError as err:
-            raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+        file = source.path if isinstance(source.path, Path) else None
+        handle = open_source(source)
         with handle:
             try:
                 for number, raw in enumerate(handle, start=1):
@@ -239,45 +242,74 @@ class CorpusStream:
                     try:
                         line = raw.decode("utf-8")
                     except UnicodeDecodeError:
-                        if file.is_file():  # the whole file once, for the error's line and column
-                            decode_strict(file, file.read_bytes())
-                        decode_strict(file, raw)  # a pipe: the column within its line
+                        if file is not None and file.is_file() and source.size is not None:
+                            decode_strict(file, file.read_bytes())  # the whole file once, for line and column
+                        decode_strict(source.name, raw, first_line=number)  # a pipe, compressed, a URL
                         raise
                     if number == 1:
                         line = line.removeprefix("\ufeff")
                     line = line.removesuffix("\n").removesuffix("\r")
                     if line.strip():
                         yield number, line
-            except OSError as err:
-                raise CorpusError(f"{file}: cannot read ({err.strerror})") from None
+            except (OSError, EOFError) as err:
+                raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
         self._file_sha256 = file_digest.hexdigest()
+
+    def _records(self, source: Source, lang: str):
+        """(lang, number, text) of a record file's non-empty records."""
+        from .readers import _Bad
+        bad = _Bad(self.options)
+        file_digest = hashlib.sha256()
+        handle = open_source(source)
+        with handle:
+            try:
+                for number, record_lang, text in records(source, handle, self.options, bad):
+                    file_digest.update(f"{record_lang}\0{text}\0".encode())
+                    if text.strip():
+                        yield record_lang or lang, number, text
+            except (OSError, EOFError) as err:
+                raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
+        self.skipped_records += bad.skipped
+        self._file_sha256 = file_digest.hexdigest()
+
+    def _items(self, source: Source, lang: str):
+        if split_suffix(PurePath(source.name).name)[1] in RECORD_FORMATS:
+            yield from self._records(source, lang)
+        elif self.doc_mode == "file":
+            lines = list(self._lines(source))
+            if lines:
+                yield lang, lines[0][0], " ".join(line for _, line in lines)
+        else:
+            for number, line in self._lines(source):
+                yield lang, number, line
 
     def documents(self):
         for root in self.paths:
-            for file in find_files(root):
-                self._once.path(file)
+            for source in self.sources(root):
+                if isinstance(source.path, Path):
+                    self._once.path(source.path)
                 with warnings.catch_warnings(record=True) as naming:  # said once the file has text
                     warnings.simplefilter("always")
-                    lang, script = language_of(file, root)
+                    lang, script = language_of(source.path, source.root)
                 found = False
-                if self.doc_mode == "file":
-                    lines = list(self._lines(file))
-                    if lines:
-                        found = _warn_again(naming)
-                        yield self._document(Document(lang, " ".join(l for _, l in lines), str(file), lines[0][0]))
-                else:
-                    for number, line in self._lines(file):
-                        found = found or _warn_again(naming)
-                        yield self._document(Document(lang, line, str(file), number))
+                for doc_lang, number, text in self._items(source, lang):
+                    if not found:
+                        found = True
+                        if doc_lang == lang or not self.options.lang_field:
+                            _warn_again(naming)
+                    if doc_lang not in self._declared:
+                        key = _key(doc_lang)
+                        self._declared[doc_lang] = script if doc_lang == lang else (key[1] if key else None)
+                    yield self._document(Document(doc_lang, text, source.name, number))
                 if not found:
-                    raise CorpusError(f"{file}: empty corpus file (no non-empty lines)")
-                self._once.content(file, self._file_sha256)
-                self._declared.setdefault(lang, script)
-                self.files.append(str(file))
-                self._digest.update(f"{lang}\0{self._file_sha256}\0".encode())
+                    raise CorpusError(f"{source.name}: empty corpus file (no non-empty lines or records)")
+                if source.name != "-":
+                    self._once.content(Path(source.name), self._file_sha256)
+                self.files.append(source.name)
 
     def _document(self, doc: Document) -> Document:
         self.n_documents += 1
+        self._digest.update(f"{doc.lang}\0{doc.text}\0".encode())
         sample = self._samples.setdefault(doc.lang, [])
         if len(sample) < 200 and self._sampled_chars.get(doc.lang, 0) < self.SCRIPT_SAMPLE_CHARS:
             sample.append(doc.text[:self.SCRIPT_SAMPLE_CHARS])

@@ -110,6 +110,7 @@ class AuditResult:
     # (tokenizer, language or ALL) -> {"token_lengths": [17 ints], "renyi_efficiency": float}
     token_stats: dict = field(default_factory=dict)
     unseen_tokens: dict = field(default_factory=dict)  # tokenizer -> {"vocab_size", "n_unseen"}
+    intervals: dict = field(default_factory=dict)  # tokenizer -> lang -> 95% half-widths, when sampled
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
@@ -187,6 +188,8 @@ class AuditResult:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
         if self.unseen_tokens:  # added by issue 11 phase 2
             payload["tokens_never_produced"] = dict(self.unseen_tokens)
+        if self.intervals:  # issue 10: sampled audits, half-widths of 95% intervals over documents
+            payload["intervals"] = json_value(self.intervals)
         return payload
 
     @classmethod
