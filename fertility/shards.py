@@ -80,17 +80,25 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     for part in parts:
         for key, value in part.counts.items():
             counts[key] = counts[key] + value if key in counts else value
+    token_stats: dict[tuple[str, str], dict] = {}  # token lengths add up; Rényi needs the id counts
+    for key in parts[0].token_stats:
+        lengths = [part.token_stats.get(key, {}).get("token_lengths") for part in parts]
+        if all(lengths):
+            token_stats[key] = {"token_lengths": [sum(column) for column in zip(*lengths)],
+                                "renyi_efficiency": None}
     first = parts[0]
     extra = {k: v for k, v in first.signature.extra.items() if k not in ("shard", "shard_slicing")}
     extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {', '.join(map(str, missing))})"
                                                            if missing else ""))
     extra["findings"] = "not available after a merge (parts carry counts only)"
+    extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "
+                                 "not available after a merge (parts carry no id counts)")
     signature = dataclasses.replace(first.signature, extra=extra)
     scripts: dict[str, str] = {}
     for part in parts:
         scripts.update(part.scripts)
     return AuditResult(signature=signature, tokenizers=first.tokenizers, scripts=dict(sorted(scripts.items())),
-                       counts=counts, diagnosed=False, reference=first.reference), missing
+                       counts=counts, diagnosed=False, reference=first.reference, token_stats=token_stats), missing
 
 
 __all__ = ["merge", "parse_shard", "select", "shard_settings"]
