@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import regex
-import sentencepiece
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from real_files import mistral_file, real_file, shared
+from test_measure import spm_token_spans
 
 import fertility
 from fertility import render
@@ -247,26 +247,6 @@ def test_a_long_single_line_stays_in_bounded_memory(tmp_path):
 
 # --- SentencePiece byte fallback (issue 8, item 8a) ---------------------------------------------
 
-@cache
-def raw_spm(name: str) -> sentencepiece.SentencePieceProcessor:
-    return sentencepiece.SentencePieceProcessor(model_file=str(mistral_file(name)))
-
-
-def independent_spans(name: str, text: str) -> list[tuple[int, int]]:
-    """Byte spans from sentencepiece's own pieces decoded to bytes: a byte piece is one byte,
-    any other its text with ▁ as a space; the dummy prefix ▁ is not in the text."""
-    sp = raw_spm(name)
-    spans, position = [], 0
-    for index, i in enumerate(sp.encode(text)):
-        piece = sp.id_to_piece(i)
-        size = 1 if sp.is_byte(i) else len(piece.replace("\u2581", " ").encode())
-        if index == 0 and piece.startswith("\u2581"):
-            size -= 1
-        spans.append((position, position + size))
-        position += size
-    assert position == len(text.encode())
-    return spans
-
 
 def recount(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
     """(cut boundaries, split words) by plain loops over clusters and words."""
@@ -298,7 +278,7 @@ def test_byte_fallback_counts_match_an_independent_recount(name):
     counted = count(tok, [Document("amh", line, "x", n) for n, line in enumerate(lines)])["amh"]
     cuts = words = 0
     for line in lines:
-        c, w = recount(line, independent_spans(name, line))
+        c, w = recount(line, spm_token_spans(line, name))
         cuts, words = cuts + c, words + w
     assert (counted.n_cut_boundaries, counted.n_split_words) == (cuts, words)
 

@@ -37,8 +37,8 @@ def raw_cl100k() -> tiktoken.Encoding:
 
 
 @cache
-def raw_spm() -> sentencepiece.SentencePieceProcessor:
-    return sentencepiece.SentencePieceProcessor(model_file=str(mistral_file(SPM_FILE)))
+def raw_spm(name: str = SPM_FILE) -> sentencepiece.SentencePieceProcessor:
+    return sentencepiece.SentencePieceProcessor(model_file=str(mistral_file(name)))
 
 
 def docs(lang: str, *texts: str) -> list[Document]:
@@ -100,12 +100,12 @@ def cl100k_token_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def spm_token_spans(text: str) -> list[tuple[int, int]]:
+def spm_token_spans(text: str, name: str = SPM_FILE) -> list[tuple[int, int]]:
     """Byte spans of SentencePiece pieces decoded to bytes: a byte piece is one byte, any other
     its text with ▁ as a space, less the dummy prefix. (The library's own offsets give the
     byte pieces of a character zero width but the last: counted with them, a one-letter word
     of byte pieces looked unsplit; issue 8, item 8a.)"""
-    sp = raw_spm()
+    sp = raw_spm(name)
     spans, position = [], 0
     for index, i in enumerate(sp.encode(text)):
         piece = sp.id_to_piece(i)
