@@ -204,12 +204,19 @@ def _parse_ranks_by_line(path: Path, data: bytes) -> dict[bytes, int]:
     return ranks
 
 
-def load_ranks_file(path: Path, *, pattern: str | None, name: str | None = None) -> TiktokenTokenizer:
+def _read(path: Path) -> tuple[bytes, str]:
     try:
         data = path.read_bytes()
     except OSError as err:
         raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
-    sha256 = hashlib.sha256(data).hexdigest()
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def load_ranks_file(path: Path, *, pattern: str | None, name: str | None = None) -> TiktokenTokenizer:
+    return _from_ranks(path, *_read(path), pattern=pattern, name=name)
+
+
+def _from_ranks(path: Path, data: bytes, sha256: str, *, pattern: str | None, name: str | None) -> TiktokenTokenizer:
     known_name, known_pattern = KNOWN_RANK_FILES.get(sha256, (None, None))
     if known_name is not None and known_pattern is not None:
         # --pattern is for files of unknown origin: a recognised file keeps its own split
@@ -258,8 +265,10 @@ def load_named(name: str) -> TiktokenTokenizer:
         raise TokenizerError(f"tiktoken:{name}: unknown encoding; known: {', '.join(NAMED_ENCODINGS)}"
                              ", or pass a path to a .tiktoken file")
     for path in (cached_encoding_file(name), offline_package_file(name)):
-        if path is not None and sha256_file(str(path)) == NAMED_ENCODINGS[name]:
-            return load_ranks_file(path, pattern=None, name=name)
+        if path is not None:
+            data, sha256 = _read(path)  # read and hashed once, then parsed
+            if sha256 == NAMED_ENCODINGS[name]:
+                return _from_ranks(path, data, sha256, pattern=None, name=name)
     raise TokenizerError(f"tiktoken:{name}: not available offline (not in tiktoken's cache and no "
                          "installed package bundles it); pass the .tiktoken file itself, e.g. "
                          f"-t tiktoken:path/to/{name}.tiktoken")
