@@ -48,8 +48,11 @@ def test_a_worker_killed_mid_run_changes_nothing(cluster, local_json):
     out = {}
 
     def audit():
-        out["json"] = render.to_json(fertility.audit(TOKENIZERS, files(), cache=False, chunk_bytes=40_000,
-                                                     engine="dask", scheduler=cluster.scheduler_address))
+        try:
+            out["json"] = render.to_json(fertility.audit(TOKENIZERS, files(), cache=False, chunk_bytes=40_000,
+                                                         engine="dask", scheduler=cluster.scheduler_address))
+        except BaseException as err:  # noqa: BLE001 - shown by the assertion below, not lost in the thread
+            out["error"] = err
     thread = threading.Thread(target=audit)
     thread.start()
     deadline = time.monotonic() + 60
@@ -57,10 +60,13 @@ def test_a_worker_killed_mid_run_changes_nothing(cluster, local_json):
         time.sleep(0.05)
     busy = [worker for worker, tasks in client.processing().items() if tasks]
     assert busy, "no task ever ran"
-    pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
+    pids = client.run(os.getpid, workers=busy[:1])
+    assert busy[0] in pids, f"worker {busy[0]} did not answer: {pids}"
+    pid = pids[busy[0]]
     os.kill(pid, signal.SIGKILL)  # a worker of this test's cluster; its nanny starts a new one
     thread.join(timeout=300)
     client.close()
+    assert "error" not in out, repr(out.get("error"))
     assert out["json"] == local_json
 
 
