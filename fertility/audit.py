@@ -93,7 +93,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
         stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options)
         total_bytes = stream.total_bytes()
-        documents = stream.documents()
+        documents = stream.batches() if sample is None and shard is None else stream.documents()
     if not isinstance(cache, ProfileCache):
         cache = ProfileCache(cache_dir() if cache else None)
     watchers = [observers(name) for name in names] if observers else None

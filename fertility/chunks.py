@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import regex
 
-from .corpus import Document
+from .corpus import Batch, Document
 
 CHUNK_BYTES = 1 << 20
 PIECE_BYTES = 1 << 20
@@ -90,8 +90,10 @@ def iter_pieces(text: str, *, max_bytes: int = PIECE_BYTES) -> Iterator[str]:
         start = cut
 
 
-def chunked(documents: Iterable[Document], *, chunk_bytes: int = CHUNK_BYTES,
+def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES,
             piece_bytes: int = PIECE_BYTES, sample_bytes: int = SAMPLE_BYTES) -> Iterator[Chunk]:
+    """Documents (or batches of them) into chunks of about `chunk_bytes`, long documents cut
+    into pieces; a batch of short documents goes in whole, without a loop per document."""
     sampled_bytes: dict[str, int] = {}
     texts: list[str] = []
     langs: list[str] = []
@@ -100,21 +102,42 @@ def chunked(documents: Iterable[Document], *, chunk_bytes: int = CHUNK_BYTES,
     doc_index: list[int] = []
     size = 0
     index = 0
-    for number, doc in enumerate(documents):
-        for k, piece in enumerate(iter_pieces(doc.text, max_bytes=piece_bytes) if piece_bytes else [doc.text]):
-            n_bytes = len(piece.encode("utf-8"))
-            before = sampled_bytes.get(doc.lang, 0)
-            sampled.append(before < sample_bytes)
-            sampled_bytes[doc.lang] = before + n_bytes
-            texts.append(piece)
-            langs.append(doc.lang)
-            first.append(k == 0)
-            doc_index.append(number)
-            size += n_bytes
+    number = 0
+
+    def in_sample(lang: str, batch: list[str]) -> list[bool]:
+        """Per text: does it start within the first `sample_bytes` of its language?"""
+        before = sampled_bytes.get(lang, 0)
+        if before >= sample_bytes:
+            return [False] * len(batch)
+        flags = []
+        for text in batch:
+            flags.append(before < sample_bytes)
+            before += len(text.encode("utf-8", errors="surrogatepass")) if before < sample_bytes else 0
+        sampled_bytes[lang] = before
+        return flags
+
+    for item in items:
+        batch = item.texts if isinstance(item, Batch) else [item.text]
+        runs: Iterable[tuple[list[str], list[bool], Iterable[int], int | None]]
+        if piece_bytes and max(map(len, batch)) * 4 > piece_bytes:  # some may need cutting: lazily
+            runs = (([piece], [k == 0], [number + i], None) for i, text in enumerate(batch)
+                    for k, piece in enumerate(iter_pieces(text, max_bytes=piece_bytes)))
+        else:
+            runs = [(batch, [True] * len(batch), range(number, number + len(batch)),
+                     item.n_bytes if isinstance(item, Batch) else None)]
+        for run_texts, run_first, run_docs, run_bytes in runs:
+            texts += run_texts
+            langs += [item.lang] * len(run_texts)
+            first += run_first
+            sampled += in_sample(item.lang, run_texts)
+            doc_index += run_docs
+            size += run_bytes if run_bytes is not None else \
+                sum(len(t.encode("utf-8", errors="surrogatepass")) for t in run_texts)
             if size >= chunk_bytes:
                 yield Chunk(index, texts, langs, first, sampled, doc_index)
                 index += 1
                 texts, langs, first, sampled, doc_index = [], [], [], [], []
                 size = 0
+        number += len(batch)
     if texts:
         yield Chunk(index, texts, langs, first, sampled, doc_index)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .backends import Tokenizer
 from .chunks import CHUNK_BYTES, PIECE_BYTES, Chunk, chunked
-from .corpus import Document
+from .corpus import Batch, Document
 from .engine import ChunkResult, measure_chunk
 from .errors import UsageError
 from .profiles import ProfileCache
@@ -44,7 +44,7 @@ def client_for(scheduler: str | None, jobs: int):
     return Client(cluster), cluster
 
 
-def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evidence: bool, jobs: int = 1,
+def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool, jobs: int = 1,
         scheduler: str | None = None, advance: Callable[[int], None] | None = None,
         chunk_bytes: int = CHUNK_BYTES, client=None) -> ChunkResult:
     """Like workers.run, on Dask; `client` an existing dask.distributed Client (tests)."""

@@ -68,7 +68,6 @@ def unseen(stats: Iterable[TokenStats], vocab_size: int | None) -> int | None:
 
 
 def vocab_size(tokenizer) -> int | None:
-    from .vocab import entries
+    from .vocab import size
 
-    found = entries(tokenizer)
-    return len(found) if found else None
+    return size(tokenizer) or None

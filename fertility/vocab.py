@@ -78,6 +78,23 @@ def entries(tokenizer: Any) -> list[tuple[int, bytes | None, str]] | None:
     return None
 
 
+def size(tokenizer: Any) -> int | None:
+    """`len(entries(tokenizer))` without listing them (an audit needs only the number)."""
+    own = getattr(tokenizer, "vocabulary", None)
+    if callable(own):
+        return len(own())
+    from .backends._baselines import _Baseline
+    if isinstance(tokenizer, _Baseline):
+        return None
+    if hasattr(tokenizer, "encoding"):
+        return tokenizer.encoding.n_vocab
+    if hasattr(tokenizer, "processor"):
+        return tokenizer.processor.get_piece_size()
+    if hasattr(tokenizer, "tokenizer"):
+        return len(tokenizer.tokenizer.get_vocab(with_added_tokens=True))
+    return None
+
+
 def _tiktoken_entries(encoding) -> list[tuple[int, bytes | None, str]]:
     out: list[tuple[int, bytes | None, str]] = []
     for index in range(encoding.n_vocab):
@@ -107,7 +124,15 @@ def _hf_entries(tokenizer) -> list[tuple[int, bytes | None, str]]:
 
     from .backends._hf import _byte_level_alphabet
 
-    config = json.loads(tokenizer.to_str())
+    try:
+        config = json.loads(tokenizer.to_str())
+    except Exception:  # noqa: BLE001 - a custom (Python) normalizer, as GGUF WordPiece has, cannot be
+        normalizer = tokenizer.normalizer  # serialized; it does not change the vocabulary: leave it out
+        tokenizer.normalizer = None
+        try:
+            config = json.loads(tokenizer.to_str())
+        finally:
+            tokenizer.normalizer = normalizer
     model = config.get("model") or {}
     special = {t["id"] for t in config.get("added_tokens") or [] if t.get("special")}
     if isinstance(model.get("unk_token"), str):

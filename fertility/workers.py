@@ -18,7 +18,7 @@ from pathlib import Path
 from . import chunk_evidence, text
 from .backends import Tokenizer, load_tokenizer
 from .chunks import CHUNK_BYTES, PIECE_BYTES, Chunk, chunked
-from .corpus import Document
+from .corpus import Batch, Document
 from .engine import ChunkResult, Observer, measure_chunk
 from .profiles import ProfileCache
 
@@ -52,7 +52,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document], *, evidence: bool,
+def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool,
         cache: ProfileCache | None = None, jobs: int = 1, specs: Sequence[str | None] | None = None,
         load_options: dict | None = None, advance: Callable[[int], None] | None = None,
         observe: Sequence[Observer | None] | None = None, chunk_bytes: int = CHUNK_BYTES) -> ChunkResult:

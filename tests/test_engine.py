@@ -25,6 +25,7 @@ from fertility.backends._common import concatenate
 from fertility.chunks import Chunk, chunked, pieces
 from fertility.corpus import CorpusStream, Document, read_corpus
 from fertility.engine import ChunkResult, measure_chunk
+from fertility.errors import CorpusError
 from fertility.measure import count, cut_boundaries
 from fertility.profiles import ProfileCache
 from fertility.text import profile
@@ -377,3 +378,33 @@ def test_the_bar_on_a_terminal_shows_bytes_speed_and_time_left(monkeypatch, tmp_
     assert result.exit_code == 0, result.output
     shown = screen.getvalue()
     assert "auditing with bytes" in shown and "MiB" in shown and "/s" in shown, shown[-500:]
+
+
+@pytest.mark.parametrize("block", [5, 64, 1 << 18])
+def test_batches_hold_the_documents_whatever_the_block_size(tmp_path, monkeypatch, block):
+    """The audit reads text files a block at a time; its documents, hash and scripts are those
+    of the line-by-line reader, across CRLF, a BOM, blank and space-only lines, a last line
+    without newline, and blocks cut anywhere."""
+    monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", block)
+    (tmp_path / "ben_Beng.txt").write_bytes("\ufeffআমি ভাত খাই।\r\n\r\n   \n\tবাংলা\r\nশেষ".encode())
+    (tmp_path / "eng_Latn.txt").write_bytes(b"one\n\n two \r\n" + b"x y z\n" * 40 + b"\r\nlast\r")
+    paths = [tmp_path / "ben_Beng.txt", tmp_path / "eng_Latn.txt", shared("flores200", "devtest", "hin_Deva.txt")]
+    lines = CorpusStream(paths)
+    documents = list(lines.documents())
+    blocks = CorpusStream(paths)
+    batches = list(blocks.batches())
+    assert [(b.lang, t) for b in batches for t in b.texts] == [(d.lang, d.text) for d in documents]
+    english = [d.text for d in documents if d.lang == "eng_Latn"]
+    assert [d.text for d in documents[:3]] == ["আমি ভাত খাই।", "\tবাংলা", "শেষ"]
+    assert english[:2] == ["one", " two "] and english[-1] == "last" and len(english) == 43
+    first, second = lines.corpus(), blocks.corpus()
+    assert (first.sha256, first.scripts, first.files) == (second.sha256, second.scripts, second.files)
+    assert lines.n_documents == blocks.n_documents == len(documents)
+
+
+@pytest.mark.parametrize("block", [3, 1 << 18])
+def test_a_bad_byte_is_named_by_line_and_column_whatever_the_block_size(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", block)
+    (tmp_path / "eng_Latn.txt").write_bytes(b"good\n\nfine line\nab\xffc\n")
+    with pytest.raises(CorpusError, match=r"eng_Latn\.txt:4:3: not valid UTF-8 \(byte ff"):
+        list(CorpusStream([tmp_path / "eng_Latn.txt"]).batches())

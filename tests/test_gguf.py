@@ -252,3 +252,14 @@ def test_ollama_model_not_pulled_is_one_clear_line(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "empty"))
     result = run("audit", "-t", "ollama:llama3.2", str(corpus(tmp_path)))
     assert result.exit_code == 2 and "ollama pull llama3.2" in result.stderr and "Traceback" not in result.output
+
+
+def test_an_audit_with_findings_of_a_wordpiece_gguf_lists_its_vocabulary():
+    """Its custom (Python) normalizer cannot be serialized; the vocabulary listing once crashed on it."""
+    result = CliRunner().invoke(cli, ["audit", "-t", str(vocab("bert-bge")), "-f", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)["vocabulary"]["ggml-vocab-bert-bge"]
+    raw = load_tokenizer(str(vocab("bert-bge"))).tokenizer
+    assert listed["size"] == raw.get_vocab_size(with_added_tokens=True)
+    assert listed["n_special"] == 1 and listed["by_script"]["Beng"] == sum(
+        1 for token in raw.get_vocab() if any("\u0980" <= c <= "\u09ff" for c in token))

@@ -163,3 +163,17 @@ def test_the_report_table_shows_the_new_metrics(cl100k):
     assert "Rényi efficiency" in head and "single-token words" in head and "continuation tokens" in head
     renyi = result.token_stats[("cl100k_base", "eng_Latn")]["renyi_efficiency"]
     assert f"{renyi:.3f}" in drawn
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:cl100k_base", "spm", "hf", "tekken", "gguf-llama-bpe", "gguf-bert-bge",
+                                  "bytes"])
+def test_vocabulary_size_without_listing_equals_the_listing(spec):
+    """The audit's Rényi efficiency and unseen ids use vocab.size; it must count what the
+    vocabulary listing (vocab.entries, per backend) lists."""
+    from test_engine import tokenizer
+
+    from fertility.vocab import entries, size
+
+    loaded = tokenizer(spec)
+    listed = entries(loaded)
+    assert size(loaded) == (len(listed) if listed is not None else None)
