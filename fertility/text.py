@@ -203,11 +203,26 @@ def cluster_continuations(texts: list[str]) -> np.ndarray:
     in_doubt = np.flatnonzero((doubt_before[bases + sizes] - doubt_before[np.minimum(bases + 1, bases + sizes)]) > 0)
     if not len(in_doubt):
         return np.zeros(0, dtype=np.int64)
-    found = _segmented_continuations([texts[i] for i in in_doubt.tolist()])
-    sub_sizes = sizes[in_doubt]
-    sub_bases = np.cumsum(sub_sizes) - sub_sizes
-    which = np.searchsorted(sub_bases, found, side="right") - 1
-    return found - sub_bases[which] + bases[in_doubt][which]
+    from . import clusters  # by the pair rules, or by the segmenter where those do not suffice
+
+    hard = clusters.needs_segmenter(codes)
+    hard_before = np.concatenate(([0], np.cumsum(hard)))
+    by_segmenter = (hard_before[bases + sizes] - hard_before[bases])[in_doubt] > 0
+    found = []
+    for subset, by_rules in ((in_doubt[~by_segmenter], True), (in_doubt[by_segmenter], False)):
+        if not len(subset):
+            continue
+        chosen = [texts[i] for i in subset.tolist()]
+        sub_sizes = sizes[subset]
+        sub_bases = np.cumsum(sub_sizes) - sub_sizes
+        if by_rules:  # joined by NUL, as the segmenter sees them: no rule crosses a control
+            separated = clusters.continuations(code_points("\0".join(chosen)))
+            positions = separated - np.searchsorted(sub_bases + np.arange(len(chosen)), separated, side="right") + 1
+        else:
+            positions = _segmented_continuations(chosen)
+        which = np.searchsorted(sub_bases, positions, side="right") - 1
+        found.append(positions - sub_bases[which] + bases[subset][which])
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def _segmented_continuations(texts: list[str]) -> np.ndarray:

@@ -328,15 +328,35 @@ def test_the_signature_names_the_sample_and_the_pieces():
 
 CLUSTER_ALPHABET = [*"ab .,1\t\r\n", *"কষমািী্ং", "\u09cd", "\u0600", "\u0301", "\u200d", "\u200c",
                     *"👩👧🎉", "\U0001F3FD", "\U0001F1E7", "\U0001F1E9", *"한글", "\u1100", "\u1161",
-                    "\u11a8", "\x00", "\ufe0f", "©", "\u0e33", "ไ"]
+                    "\u11a8", "\x00", "\ufe0f", "©", "\u0e33", "ไ",
+                    # independent vowel, spacing and non-spacing vowel signs, nukta (Bengali); a
+                    # Devanagari conjunct; Hangul LV and LVT; NEL, line separator, soft hyphen
+                    # (controls); a BMP pictograph after ZWJ (GB11); Malayalam dot reph (Prepend)
+                    "\u0985", "\u09bf", "\u09be", "\u09bc", "\u09af", *"कष", "\u094d", "\uac00", "\uac01",
+                    "\x85", "\u2028", "\xad", "\u263a", "\u0d4e", "\u0d15"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(texts=st.lists(st.text(alphabet=st.sampled_from(CLUSTER_ALPHABET), max_size=12), max_size=6))
 def test_cluster_shortcut_agrees_with_the_segmenter(texts):
+    """The pair-rule boundaries (clusters.py) and the shortcut for plain text equal `\\X`'s."""
     from fertility.text import _segmented_continuations, cluster_continuations
 
     assert cluster_continuations(texts).tolist() == _segmented_continuations(texts).tolist()
+
+
+@pytest.mark.parametrize("split", ["dev", "devtest"])
+def test_pair_rule_boundaries_equal_the_segmenter_on_every_flores_language(split):
+    from fertility import clusters
+    from fertility.text import _segmented_continuations, cluster_continuations, code_points
+
+    files = sorted(shared("flores200", split).glob("*.txt"))
+    assert len(files) >= 23
+    for path in files:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert cluster_continuations(lines).tolist() == _segmented_continuations(lines).tolist(), path.name
+    bengali = shared("flores200", split, "ben_Beng.txt").read_text(encoding="utf-8")
+    assert not clusters.needs_segmenter(code_points(bengali)).any()  # the rules did the work
 
 
 def test_spawned_workers_load_tokenizers_by_spec(monkeypatch):
