@@ -111,6 +111,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         tracked = DocumentCounts()
         documents = tracked.track(documents)  # type: ignore[assignment]
         watchers = [tracked.observer(t) for t in range(len(names))]
+    early = _Meanwhile(dict(zip(names, loaded)), vocabularies=diagnose)
     if engine == "dask":
         if watchers and any(watchers):
             raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
@@ -124,7 +125,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                     specs=[t if isinstance(t, str) else None for t in tokenizers],
                     load_options={"pattern": pattern, "normalize": normalize},
                     advance=advance, observe=watchers if watchers and any(watchers) else None,
-                    chunk_bytes=chunk_bytes)
+                    chunk_bytes=chunk_bytes, meanwhile=early.run)
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
@@ -137,13 +138,38 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                                 **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []
-    from .vocab import allocations  # vocabulary by script: no counting pass needed (issue 11)
     token_stats, unseen_tokens = distributions(names, loaded, langs, total)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
-                       vocabularies=allocations(dict(zip(names, loaded))) if diagnose else {},
+                       vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
                        intervals=intervals(tracked, names) if tracked is not None else {})
+
+
+class _Meanwhile:
+    """What the parent can do while worker processes count: import what the output needs and
+    list the vocabularies by script (no counting pass needed, issue 11). Whatever was not done
+    (one process, or an error, which then happens again here and is reported) is done later."""
+
+    def __init__(self, tokenizers: dict[str, Tokenizer], *, vocabularies: bool):
+        self.tokenizers, self.wanted = tokenizers, vocabularies
+        self.found: dict | None = None
+
+    def run(self) -> None:
+        try:
+            import pandas  # noqa: F401
+
+            if self.wanted:
+                self.found = self._allocations()
+        except Exception:  # noqa: BLE001 - done again, and reported, in vocabularies()
+            self.found = None
+
+    def _allocations(self) -> dict:
+        from .vocab import allocations
+        return allocations(self.tokenizers)
+
+    def vocabularies(self) -> dict:
+        return self.found if self.found is not None else self._allocations()
 
 
 def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequence[str],

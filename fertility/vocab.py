@@ -60,6 +60,35 @@ def script_of(text: str) -> str:
     return found.pop() if len(found) == 1 else MIXED
 
 
+def scripts_of(texts: list[str]) -> list[str]:
+    """`script_of` for many texts at once: each distinct character is classified once, then
+    every text's scripts are the least and greatest script number among its letters."""
+    import numpy as np
+
+    from .text import code_points
+
+    if not texts:
+        return []
+    codes = code_points("".join(texts))
+    distinct, which = np.unique(codes, return_inverse=True)
+    names = [COMMON, *SCRIPT_NAMES, OTHER]
+    number = {name: i for i, name in enumerate(names)}
+    matches = [_SCRIPT.match(chr(c)) for c in distinct.tolist()]  # the last group matches any character
+    of_char = np.array([number[str(m.lastgroup) if m else OTHER] for m in matches], dtype=np.int64)[which]
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    starts = np.cumsum(sizes) - sizes
+    letters = of_char != 0
+    low = np.where(letters, of_char, len(names)).astype(np.int64)
+    high = np.where(letters, of_char, -1).astype(np.int64)
+    ends_ok = sizes > 0
+    least = np.full(len(texts), len(names), dtype=np.int64)
+    most = np.full(len(texts), -1, dtype=np.int64)
+    if len(codes):
+        least[ends_ok] = np.minimum.reduceat(low, starts[ends_ok])
+        most[ends_ok] = np.maximum.reduceat(high, starts[ends_ok])
+    return [COMMON if b < 0 else names[a] if a == b else MIXED for a, b in zip(least.tolist(), most.tolist())]
+
+
 def entries(tokenizer: Any) -> list[tuple[int, bytes | None, str]] | None:
     """(id, bytes, kind) for every id of the tokenizer's vocabulary, or None when it has none
     (the baselines). A backend may provide its own `vocabulary()` returning the same list."""
@@ -175,8 +204,8 @@ def allocation(tokenizer: Any, *, examples: int = 8) -> VocabAllocation | None:
             undecodable += 1
             continue
         if kind == NORMAL:
-            scripts[script_of(text)] += 1
             decodable.append((index, text))
+    scripts.update(scripts_of([text for _, text in decodable]))
     unreachable, shown = _unreachable(tokenizer, decodable, examples)
     return VocabAllocation(size=len(listed), by_script=dict(scripts.most_common()), n_special=kinds[SPECIAL],
                            n_byte=kinds[BYTE], n_undecodable=undecodable, n_unused=kinds[UNUSED],

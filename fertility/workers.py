@@ -55,7 +55,8 @@ def default_jobs() -> int:
 def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool,
         cache: ProfileCache | None = None, jobs: int = 1, specs: Sequence[str | None] | None = None,
         load_options: dict | None = None, advance: Callable[[int], None] | None = None,
-        observe: Sequence[Observer | None] | None = None, chunk_bytes: int = CHUNK_BYTES) -> ChunkResult:
+        observe: Sequence[Observer | None] | None = None, chunk_bytes: int = CHUNK_BYTES,
+        meanwhile: Callable[[], object] | None = None) -> ChunkResult:
     """Measure `documents` with every tokenizer, chunk by chunk, and merge the results in order;
     `cache.stats` counts the profile cache's hits and misses, whichever process had them.
 
@@ -63,7 +64,8 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
     allows (tokenizers already loaded), else spawned and loading each tokenizer by its spec
     with `load_options` (pattern, normalize), as this process loaded it.
     Observers need every document's tokens here, so they imply one process and whole
-    documents (no pieces).
+    documents (no pieces). `meanwhile` runs in a thread of this process once the workers have
+    started (the parent is idle then: e.g. imports the output needs).
     """
     cache = cache if cache is not None else ProfileCache(None)
     chunks = chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=0 if observe else PIECE_BYTES)
@@ -80,7 +82,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
                 chunk_evidence.prepare(tokenizer, evidence=evidence)
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
-                                  load_options or {}, evidence, cache, advance)
+                                  load_options or {}, evidence, cache, advance, meanwhile)
         finally:
             _WORKER.clear()
         cache.stats = cache.stats + total.cache  # the workers' hits and misses
@@ -94,17 +96,21 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
 
 
 def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str], load_options: dict,
-                  evidence: bool, cache: ProfileCache, advance) -> ChunkResult:
+                  evidence: bool, cache: ProfileCache, advance, meanwhile) -> ChunkResult:
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     folder = str(cache.folder) if cache.folder is not None else None
     total = ChunkResult()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
                                initargs=(specs, load_options, evidence, folder))
+    side = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
     try:
         pending: deque = deque()
         for chunk in chunks:  # at most two chunks per worker in flight: memory stays flat
             pending.append(pool.submit(_worker_chunk, chunk))
+            if side is not None and side.ident is None:
+                side.start()  # after the first submit: with fork every worker exists by then
             while len(pending) >= 2 * jobs:
                 total = _take(total, pending.popleft().result(), advance)
         while pending:
@@ -113,6 +119,8 @@ def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str],
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    if side is not None and side.ident is not None:
+        side.join()
     return total
 
 

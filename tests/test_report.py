@@ -135,6 +135,21 @@ def test_vocabulary_of_real_models():
     assert allocation(load_tokenizer("bytes")) is None
 
 
+def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_words():
+    from fertility.vocab import entries, scripts_of
+
+    texts = ["", "abc", "abcও", "x\u0301", "\u0301", "123 ."]
+    for _, data, _ in entries(load_tokenizer(str(mistral_file("tekken_240911.json")))) or []:
+        try:
+            texts.append(data.decode("utf-8"))
+        except (UnicodeDecodeError, AttributeError):
+            continue
+    for path in sorted(shared("flores200", "dev").glob("*.txt"))[:40]:
+        texts += path.read_text(encoding="utf-8").split()[:300]
+    assert len(texts) > 100_000
+    assert scripts_of(texts) == [script_of(t) for t in texts]
+
+
 def test_script_of_uses_unicode_script_property():
     assert script_of("বাংলা") == "Beng" and script_of(" ক্ষ") == "Beng"
     assert script_of("123 .,") == "Zyyy" and script_of("abcও") == "mixed" and script_of("日本") == "Hani"
