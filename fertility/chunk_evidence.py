@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING
@@ -186,9 +187,13 @@ def pretokens(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chunk, p
     langs = list(dict.fromkeys(chunk.langs))
     position = {lang: i for i, lang in enumerate(langs)}
     totals = np.zeros((n_langs, 5), dtype=np.int64)
-    bounds: list[np.ndarray] = []
-    plain_docs: list[int] = []
-    for i in np.flatnonzero(sampled).tolist():
+    lang_index = np.array([position[lang] for lang in chunk.langs], dtype=np.int64)
+    inner_parts: list[np.ndarray] = []
+    doc_parts: list[np.ndarray] = []
+    todo = np.flatnonzero(sampled)
+    if pre.lengths is not None and len(todo):  # pieces of the unchanged text: every text at once
+        todo = _tiled_boundaries(pre.lengths, chunk.texts, todo, prof, lang_index, totals, inner_parts, doc_parts)
+    for i in todo.tolist():
         text = chunk.texts[i]
         seen, spans = pre.split(text)
         if seen != text:
@@ -201,15 +206,13 @@ def pretokens(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chunk, p
                     offer(pool, example)
             continue
         flat = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
-        inner = np.unique(flat[(flat > 0) & (flat < len(text))]) + prof.char_base[i]
-        bounds.append(inner)
-        plain_docs.append(i)
-        totals[position[chunk.langs[i]], :2] += (len(text), len(spans))
-    if plain_docs:
-        inner = np.concatenate(bounds)
-        doc_of = np.repeat(np.array(plain_docs), [len(b) for b in bounds])
-        lang_of = np.array([position[chunk.langs[d]] for d in plain_docs])[np.repeat(np.arange(len(plain_docs)),
-                                                                                      [len(b) for b in bounds])]
+        inner_parts.append(np.unique(flat[(flat > 0) & (flat < len(text))]) + prof.char_base[i])
+        doc_parts.append(np.full(len(inner_parts[-1]), i, dtype=np.int64))
+        totals[lang_index[i], :2] += (len(text), len(spans))
+    if inner_parts:
+        order = np.argsort(np.concatenate(inner_parts), kind="stable")
+        inner, doc_of = np.concatenate(inner_parts)[order], np.concatenate(doc_parts)[order]
+        lang_of = lang_index[doc_of]
         is_cut = ~prof.char_cluster_start[inner]
         codes = prof.codes[inner[is_cut]]
         marks = np.array([_is_mark(c) for c in codes.tolist()], dtype=bool)
@@ -221,7 +224,31 @@ def pretokens(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chunk, p
                 counts = PretokenCounts(*map(int, totals[li]))
                 key = (t, lang)
                 result.pretokens[key] = result.pretokens[key] + counts if key in result.pretokens else counts
-        _pretoken_examples(result, t, chunk, prof, inner, inner[is_cut], doc_of, set(plain_docs))
+        _pretoken_examples(result, t, chunk, prof, inner, inner[is_cut], doc_of, set(doc_of.tolist()))
+
+
+def _tiled_boundaries(lengths_of: Callable[[str], list[int]], texts: list[str], todo: np.ndarray,
+                      prof: ChunkProfile, lang_index: np.ndarray, totals: np.ndarray,
+                      inner_parts: list[np.ndarray], doc_parts: list[np.ndarray]) -> np.ndarray:
+    """Inner piece boundaries (chunk character offsets) of the texts whose pieces tile them,
+    added to the parts and totals; returns the texts left for `split` (pieces with gaps)."""
+    per_text = [lengths_of(texts[i]) for i in todo.tolist()]
+    n_pieces = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
+    lengths = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(n_pieces.sum()))
+    piece_text = np.repeat(np.arange(len(todo)), n_pieces)
+    ends = np.cumsum(lengths)
+    covered = np.zeros(len(todo), dtype=np.int64)
+    np.add.at(covered, piece_text, lengths)
+    before = np.cumsum(covered) - covered
+    sizes = prof.doc_chars[todo]
+    tiles = covered == sizes
+    offset = ends - before[piece_text]
+    keep = (lengths > 0) & (offset < sizes[piece_text]) & tiles[piece_text]
+    inner_parts.append(offset[keep] + prof.char_base[todo][piece_text[keep]])
+    doc_parts.append(todo[piece_text[keep]])
+    np.add.at(totals[:, 0], lang_index[todo[tiles]], sizes[tiles])
+    np.add.at(totals[:, 1], lang_index[todo[tiles]], n_pieces[tiles])
+    return todo[~tiles]
 
 
 def _pretoken_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkProfile, inner: np.ndarray,

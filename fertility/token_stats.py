@@ -53,7 +53,9 @@ def renyi_efficiency(ids: Counter, vocab_size: int | None, alpha: float = RENYI_
     total = sum(ids.values())
     if not total or not vocab_size or vocab_size < 2:
         return math.nan
-    power = sum((count / total) ** alpha for count in ids.values())
+    # fsum is exactly rounded, so the figure does not depend on the order ids were first seen
+    # (which follows how the corpus was cut into chunks)
+    power = math.fsum((count / total) ** alpha for count in ids.values())
     return (math.log(power) / (1 - alpha)) / math.log(vocab_size)
 
 

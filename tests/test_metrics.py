@@ -177,3 +177,12 @@ def test_vocabulary_size_without_listing_equals_the_listing(spec):
     loaded = tokenizer(spec)
     listed = entries(loaded)
     assert size(loaded) == (len(listed) if listed is not None else None)
+
+
+def test_renyi_efficiency_does_not_depend_on_the_order_ids_were_seen():
+    """Chunks merge their id counts in whatever order they were cut; the figure must not move."""
+    from fertility.token_stats import renyi_efficiency
+
+    ids = Counter({i: (i * 7919) % 1000 + 1 for i in range(5000)})
+    reordered = Counter(dict(sorted(ids.items(), key=lambda kv: (kv[1], -kv[0]))))
+    assert renyi_efficiency(ids, 100_000) == renyi_efficiency(reordered, 100_000)

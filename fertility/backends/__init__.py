@@ -68,6 +68,9 @@ class PreTokenizer(NamedTuple):
     name: str
     # text -> (the text as the splitter saw it, after any normalizer; char spans of the pieces)
     split: Callable[[str], tuple[str, list[tuple[int, int]]]]
+    # optional, faster: text -> the lengths of its pieces in order, for a splitter that sees the
+    # text unchanged; they may leave gaps, which the caller detects (then it uses `split`)
+    lengths: Callable[[str], list[int]] | None = None
 
 
 @runtime_checkable

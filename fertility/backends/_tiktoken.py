@@ -121,7 +121,10 @@ class TiktokenTokenizer:
 
         def split(text: str) -> tuple[str, list[tuple[int, int]]]:
             return text, [match.span() for match in compiled.finditer(text)]
-        return PreTokenizer(f"regex ({self.pattern_name})", split)
+
+        def lengths(text: str) -> list[int]:
+            return list(map(len, compiled.findall(text)))  # whole matches: the pattern has no groups
+        return PreTokenizer(f"regex ({self.pattern_name})", split, lengths if compiled.groups == 0 else None)
 
     def info(self) -> dict[str, str]:
         return {
