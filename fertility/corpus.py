@@ -245,13 +245,13 @@ class CorpusStream:
     def _lines(self, source: Source):
         """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
         number = 0
-        for first, lines in self._blocks(source, numbered=True):
+        for first, lines, _ in self._blocks(source, numbered=True):
             for number, line in enumerate(lines, start=first):
                 if line.strip():
                     yield number, line
 
     def _blocks(self, source: Source, *, numbered: bool = False):
-        """(number of the first line, lines) per block of about BLOCK_BYTES, cut after a line
+        """(number of the first line, lines, bytes read) per block of about BLOCK_BYTES, cut after a line
         end: one decode and one split per block. Unless `numbered`, blank lines are dropped
         (then the number is not that of the first kept line)."""
         file_digest = hashlib.sha256()
@@ -275,7 +275,7 @@ class CorpusStream:
                         lines.pop()
                     if "\r" in text:
                         lines = [line.removesuffix("\r") for line in lines]
-                    yield first, lines if numbered else [line for line in lines if line.strip()]
+                    yield first, lines if numbered else [line for line in lines if line.strip()], len(block)
                     first += len(lines) if numbered else block.count(b"\n")
             except (OSError, EOFError) as err:
                 raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
@@ -327,7 +327,7 @@ class CorpusStream:
             yield lang, numbers, texts
 
     def _runs(self, *, blocks: bool):
-        """(lang, line numbers or None, texts, file name) in reading order, with the corpus's
+        """(lang, line numbers or the bytes read, texts, file name) in reading order, with the corpus's
         bookkeeping (hash, scripts, files read once) done per run."""
         for root in self.paths:
             for source in self.sources(root):
@@ -337,7 +337,7 @@ class CorpusStream:
                     warnings.simplefilter("always")
                     lang, script = language_of(source.path, source.root)
                 plain = split_suffix(PurePath(source.name).name)[1] not in RECORD_FORMATS
-                runs = ((lang, None, lines) for _, lines in self._blocks(source)) \
+                runs = ((lang, size, lines) for _, lines, size in self._blocks(source)) \
                     if blocks and plain and self.doc_mode == "line" else self._grouped(source, lang, group=blocks)
                 found = False
                 for doc_lang, numbers, texts in runs:
@@ -365,8 +365,10 @@ class CorpusStream:
 
     def batches(self):
         """The same documents as `documents()`, a Batch at a time (the audit's fast path)."""
-        for lang, _, texts, _ in self._runs(blocks=True):
-            yield Batch(lang, texts, sum(map(len, texts)) + len(texts))
+        for lang, numbers, texts, _ in self._runs(blocks=True):
+            size = numbers if isinstance(numbers, int) else sum(len(t.encode("utf-8", errors="surrogatepass"))
+                                                                for t in texts)
+            yield Batch(lang, texts, size)
 
     def _register(self, lang: str, texts: list[str]) -> None:
         self.n_documents += len(texts)

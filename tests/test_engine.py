@@ -428,3 +428,16 @@ def test_a_bad_byte_is_named_by_line_and_column_whatever_the_block_size(tmp_path
     (tmp_path / "eng_Latn.txt").write_bytes(b"good\n\nfine line\nab\xffc\n")
     with pytest.raises(CorpusError, match=r"eng_Latn\.txt:4:3: not valid UTF-8 \(byte ff"):
         list(CorpusStream([tmp_path / "eng_Latn.txt"]).batches())
+
+
+def test_chunks_of_batches_hold_about_the_chunk_size_in_bytes(monkeypatch):
+    """Chunk size is counted in UTF-8 bytes (Bengali has about 2.7 per character), so memory per
+    worker stays bounded whatever the script."""
+    from fertility.chunks import CHUNK_BYTES
+
+    assert CHUNK_BYTES >= CorpusStream.BLOCK_BYTES
+    monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", 1 << 12)
+    stream = CorpusStream([shared("flores200", "dev", "ben_Beng.txt"), shared("flores200", "dev", "eng_Latn.txt")])
+    sizes = [chunk.n_bytes for chunk in chunked(stream.batches(), chunk_bytes=1 << 15)]
+    assert len(sizes) > 8 and max(sizes) <= (1 << 15) + (1 << 12) + 1000  # a block ends at a line end
+    assert min(sizes[:-1]) >= (1 << 15) - 1000  # less only by the newlines and blank lines read
