@@ -289,6 +289,8 @@ def normalized(texts: list[str], sampled: np.ndarray) -> dict[str, dict[int, str
     for form in FORMS:
         changed = {}
         for i in np.flatnonzero(sampled).tolist():
+            if unicodedata.is_normalized(form, texts[i]):  # type: ignore[arg-type]  # a quick check, mostly
+                continue
             text = unicodedata.normalize(form, texts[i])  # type: ignore[arg-type]
             if text != texts[i]:
                 changed[i] = text
@@ -323,10 +325,14 @@ def normalization(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chun
             entry["n_decomposable"] += amount
         if char in JOINERS:
             entry["n_joiners"] += amount
+    known: dict[int, tuple[str, int]] = {}  # a text NFKC leaves as NFC did is not encoded twice
     for form in FORMS:
         changed = normalized[form]
         indices = list(changed)
-        new_tokens = _token_counts(tokenizer, [changed[i] for i in indices])
+        fresh = [i for i in indices if i not in known or known[i][0] != changed[i]]
+        counted = dict(zip(fresh, _token_counts(tokenizer, [changed[i] for i in fresh])))
+        new_tokens = [counted[i] if i in counted else known[i][1] for i in indices]
+        known.update((i, (changed[i], n)) for i, n in zip(indices, new_tokens))
         for i, tokens in zip(indices, new_tokens):
             entry = totals[chunk.langs[i]]
             suffix = form.lower()
