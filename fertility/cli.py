@@ -10,18 +10,12 @@ import traceback
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
@@ -114,8 +108,14 @@ def _silence_stdout() -> None:
         pass  # not a real file (CliRunner): nothing will flush to a closed pipe
 
 
+def make_console(*, stderr: bool = False) -> Console:
+    """A rich Console (rich is imported when something is drawn, not at start-up)."""
+    from rich.console import Console
+    return Console(stderr=stderr)
+
+
 def stderr_console() -> Console:
-    return Console(stderr=True)
+    return make_console(stderr=True)
 
 
 @contextmanager
@@ -123,13 +123,21 @@ def progress_bars(enabled: bool):
     """Yield a `(label, total bytes) -> advance(n bytes)` factory drawing a bar on stderr (only
     on a terminal), with throughput and time left; None otherwise. One bar covers reading,
     profiling, tokenizing and findings, since every chunk goes through all of them."""
-    console = stderr_console()
-    if not enabled or not console.is_terminal:
+    if not enabled or not (terminal := stderr_console()).is_terminal:
         yield None
         return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(binary_units=True),
                   TransferSpeedColumn(), TimeRemainingColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bars:
+                  console=terminal, transient=True) as bars:
         def start(label: str, total: int | None):
             task = bars.add_task(label, total=total)
             return functools.partial(bars.advance, task)
@@ -304,7 +312,7 @@ def show(tokenizers, text, file, pattern):
         raise UsageError("give TEXT or --file FILE (exactly one)")
     if file is not None:
         text = read_text_file(file)
-    console = Console()
+    console = make_console()
     for spec in tokenizers or DEFAULT_TOKENIZERS:
         tokenizer = load_tokenizer(spec, pattern=pattern)
         console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
@@ -500,7 +508,7 @@ def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, o
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
                                  normalize=normalize, progress=progress)
-    if fmt == "table" and output is None and (console := Console()).is_terminal:
+    if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render_compare.print_comparison(console, comparison, width=console.width)
         return
     text = {"json": render_compare.to_json, "csv": render_compare.to_csv, "markdown": render_compare.to_markdown,
@@ -592,7 +600,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     elif output is not None:
         write_or_echo(render.gate_text(report.checks), output, force)
     else:
-        render.print_gate(Console(), report.checks)
+        render.print_gate(make_console(), report.checks)
     if target is not None:
         try:
             with open(target, "a", encoding="utf-8") as handle:
@@ -648,7 +656,7 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
     from . import render
 
     shown = list(result.findings) if findings else None
-    if fmt == "table" and output is None and (console := Console()).is_terminal:
+    if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
         if getattr(result, "intervals", None) and by == "lang":
             from .sampling import footer

@@ -211,7 +211,7 @@ def test_samples_are_a_parallel_corpus():
     assert len(set(counts.values())) == 1, counts
 
 
-HEAVY = ("numpy", "pandas", "tokenizers", "sentencepiece", "tiktoken", "vl_convert")
+HEAVY = ("numpy", "pandas", "tokenizers", "sentencepiece", "tiktoken", "vl_convert", "rich.console", "rich.progress")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["audit", "--help"], ["compare", "--help"], ["retrain", "--help"],
