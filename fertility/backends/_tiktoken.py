@@ -68,10 +68,11 @@ class TiktokenTokenizer:
                                                    special_tokens={})
         except ValueError as err:
             raise TokenizerError(f"{source}: cannot build a tiktoken encoding ({err})") from None
-        lengths = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+        ids = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+        lengths = np.zeros(int(ids.max()) + 1, dtype=np.int64)
+        lengths[ids] = np.fromiter(map(len, ranks), dtype=np.int64, count=len(ranks))
         partial = np.zeros(len(lengths), dtype=bool)  # tokens that are not whole characters
         for token, rank in ranks.items():
-            lengths[rank] = len(token)
             if not token.isascii():  # ASCII is always whole characters: no decode needed
                 try:
                     token.decode("utf-8")
@@ -152,8 +153,10 @@ def check_ranks(source: object, ranks: dict[bytes, int]) -> None:
         shown = ", ".join(f"0x{b:02x}" for b in missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise TokenizerError(f"{source}: byte-level ranks lack {len(missing)} of the 256 single bytes "
                              f"({shown}); text holding them cannot be encoded")
-    bad = next((r for r in ranks.values() if not isinstance(r, int) or isinstance(r, bool)
-                or not 0 <= r <= MAX_RANK), None)
+    values = ranks.values()
+    plain = set(map(type, values)) == {int} and 0 <= min(values) and max(values) <= MAX_RANK  # at C speed
+    bad = None if plain else next((r for r in values if not isinstance(r, int) or isinstance(r, bool)
+                                   or not 0 <= r <= MAX_RANK), None)
     if bad is not None:
         raise TokenizerError(f"{source}: rank {bad!r} out of range (ranks are integers in 0..{MAX_RANK})")
     if len(set(ranks.values())) != len(ranks):
