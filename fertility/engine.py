@@ -87,6 +87,8 @@ class _Sums:
         self.lang_of_doc, self.n_langs = lang_of_doc, n_langs
 
     def docs(self, values: np.ndarray) -> np.ndarray:
+        if self.n_langs == 1:
+            return np.asarray([values.sum(dtype=np.int64)], dtype=np.int64)
         out = np.zeros(self.n_langs, dtype=np.int64)
         np.add.at(out, self.lang_of_doc, values.astype(np.int64))
         return out

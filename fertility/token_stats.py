@@ -36,14 +36,20 @@ def per_language(lang_of_token: np.ndarray, n_langs: int, starts: np.ndarray, en
                  ids: np.ndarray | None) -> list[TokenStats]:
     """The TokenStats of each language of a chunk, from its tokens' byte spans and ids."""
     size = np.clip(ends - starts, 0, LENGTH_BUCKETS - 1)
-    hist = np.zeros((n_langs, LENGTH_BUCKETS), dtype=np.int64)
-    np.add.at(hist, (lang_of_token, size), 1)
+    hist = np.bincount(lang_of_token * LENGTH_BUCKETS + size,
+                       minlength=n_langs * LENGTH_BUCKETS).reshape(n_langs, LENGTH_BUCKETS)
     out = []
     for i in range(n_langs):
         found: Counter = Counter()
         if ids is not None:
-            values, counts = np.unique(ids[lang_of_token == i], return_counts=True)
-            found = Counter(dict(zip(values.tolist(), counts.tolist())))
+            mine = ids[lang_of_token == i] if n_langs > 1 else ids
+            if len(mine) and mine.min() >= 0:  # a count per possible id: linear, no sort
+                per_id = np.bincount(mine)
+                values = np.flatnonzero(per_id)
+                found = Counter(dict(zip(values.tolist(), per_id[values].tolist())))
+            else:
+                values, counts = np.unique(mine, return_counts=True)
+                found = Counter(dict(zip(values.tolist(), counts.tolist())))
         out.append(TokenStats(tuple(int(v) for v in hist[i]), found))
     return out
 
