@@ -64,7 +64,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
-          sample: Sample | None = None, engine: str = "local", scheduler: str | None = None) -> AuditResult:
+          sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
+          frames: bool = True) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -72,6 +73,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     return a callback that sees each document's tokens (compare uses it; it implies one
     process). `jobs` worker processes (None: every core); `cache` the unit-profile cache
     (True: the user's cache folder, False: none, or a ProfileCache whose `stats` then tell).
+    `frames`: whether the caller will want DataFrames (pandas is then imported while workers
+    count; JSON needs none).
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
@@ -111,7 +114,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         tracked = DocumentCounts()
         documents = tracked.track(documents)  # type: ignore[assignment]
         watchers = [tracked.observer(t) for t in range(len(names))]
-    early = _Meanwhile(dict(zip(names, loaded)), vocabularies=diagnose)
+    early = _Meanwhile(dict(zip(names, loaded)), vocabularies=diagnose, frames=frames)
     if engine == "dask":
         if watchers and any(watchers):
             raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
@@ -151,14 +154,14 @@ class _Meanwhile:
     list the vocabularies by script (no counting pass needed, issue 11). Whatever was not done
     (one process, or an error, which then happens again here and is reported) is done later."""
 
-    def __init__(self, tokenizers: dict[str, Tokenizer], *, vocabularies: bool):
-        self.tokenizers, self.wanted = tokenizers, vocabularies
+    def __init__(self, tokenizers: dict[str, Tokenizer], *, vocabularies: bool, frames: bool):
+        self.tokenizers, self.wanted, self.frames = tokenizers, vocabularies, frames
         self.found: dict | None = None
 
     def run(self) -> None:
         try:
-            import pandas  # noqa: F401
-
+            if self.frames:
+                import pandas  # noqa: F401
             if self.wanted:
                 self.found = self._allocations()
         except Exception:  # noqa: BLE001 - done again, and reported, in vocabularies()

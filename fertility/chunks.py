@@ -17,7 +17,7 @@ import regex
 
 from .corpus import Batch, Document
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 1 << 19
 PIECE_BYTES = 1 << 20
 SAMPLE_BYTES = 1 << 20
 _PREPEND = regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}")

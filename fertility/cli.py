@@ -266,7 +266,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
-                           scheduler=scheduler)
+                           scheduler=scheduler, frames=fmt != "json")
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 

@@ -54,6 +54,7 @@ COUNT_COLUMNS = [f.name for f in fields(Counts)]
 RATIO_COLUMNS = ["chars_per_token", "bytes_per_token", "graphemes_per_token",
                  "tokens_per_word", "split_word_share", "unknown_share", "byte_token_share",
                  "grapheme_cut_share", "single_token_word_share", "continuation_token_share"]
+COLUMNS = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
 # counts an older audit JSON may lack, and the ratios that then cannot be derived
 NEW_COUNT_COLUMNS = {"n_single_token_words": "single_token_word_share",
                      "n_continuation_tokens": "continuation_token_share"}
@@ -141,6 +142,10 @@ class AuditResult:
         """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
         import pandas as pd
 
+        return pd.DataFrame(self.records(by=by), columns=COLUMNS)
+
+    def records(self, *, by: str = "lang") -> list[dict[str, Any]]:
+        """The rows of `to_frame` as plain dicts, column by column (the JSON needs no pandas)."""
         if by not in ("lang", "script"):
             raise ValueError(f"by must be 'lang' or 'script', not {by!r}")
         rows = []
@@ -158,8 +163,7 @@ class AuditResult:
             for count in self.missing:
                 row[count] = None
                 row[NEW_COUNT_COLUMNS[count]] = math.nan
-        columns = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
-        return pd.DataFrame(rows, columns=columns)
+        return [{column: row.get(column) for column in COLUMNS} for row in rows]
 
     def _row(self, tokenizer: str, langs: list[str], per_lang: dict[str, Counts], *,
              script: str) -> dict:
@@ -176,7 +180,7 @@ class AuditResult:
         rows = [{k: json_value(v) for k, v in
                  (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
                   | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
-                for row in self.to_frame(by=by).to_dict(orient="records")]
+                for row in self.records(by=by)]
         payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
                                    "signature_short": self.signature.short(), "by": by, "rows": rows}
         if self.has_findings if findings is None else findings:

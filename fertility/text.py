@@ -182,8 +182,11 @@ def _boundary_tables() -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_tables() -> None:
     """Build the lookup tables now (before worker processes fork, so each inherits them)."""
+    from . import clusters
+
     _whitespace_table()
     _boundary_tables()
+    clusters.tables()
 
 
 def cluster_continuations(texts: list[str]) -> np.ndarray:
