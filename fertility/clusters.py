@@ -28,8 +28,10 @@ def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
 
 
-def _bmp() -> str:
-    return "".join(map(chr, range(0x10000))).replace("\ud800", "")  # no lone surrogates
+@lru_cache(maxsize=1)
+def bmp() -> str:
+    """Every BMP code point but U+D800, to scan with `regex` property classes."""
+    return "".join(map(chr, range(0x10000))).replace("\ud800", "")
 
 
 @lru_cache(maxsize=1)
@@ -37,11 +39,12 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
     """(class per BMP code point, Indic_Conjunct_Break per BMP code point, Extended_Pictographic
     per BMP code point, the pair table: no boundary between classes (a, b), and whether the
     segmenter keeps Indic conjuncts together (GB9c, Unicode 15.1))."""
-    everything = _bmp()
+    everything = bmp()
     names = "|".join(f"(?P<c{i}>\\p{{Grapheme_Cluster_Break={name}}}+)" for i, name in enumerate(CLASSES) if i)
     cls = np.zeros(0x10000, dtype=np.uint8)
     for match in regex.finditer(names, everything):
         cls[_codes(match.group())] = int(str(match.lastgroup)[1:])
+    # U+D800, left out of the scan, stays Other, as `regex` treats lone surrogates
     incb = np.zeros(0x10000, dtype=np.uint8)
     for value, name in ((CONSONANT, "Consonant"), (LINKER, "Linker"), (INCB_EXTEND, "Extend")):
         incb[_codes("".join(regex.findall(f"\\p{{InCB={name}}}+", everything)))] = value

@@ -148,9 +148,10 @@ def segmenter_info() -> dict[str, str]:
 def _whitespace_table() -> np.ndarray:
     """Per BMP code point: does `\\s` (the `regex` module's, as `\\S+` words use) match it?
     No whitespace is assigned above U+FFFF, so callers treat those as non-space."""
-    everything = "".join(map(chr, range(0x10000))).replace("\ud800", "")  # no lone surrogates
+    from .clusters import bmp
+
     table = np.zeros(0x10000, dtype=bool)
-    table[[ord(m.group()) for m in regex.finditer(r"\s", everything)]] = True
+    table[code_points("".join(regex.findall(r"\s+", bmp())))] = True
     return table
 
 
@@ -169,15 +170,10 @@ def _boundary_tables() -> tuple[np.ndarray, np.ndarray]:
     a Prepend character; it is a Prepend character). "Surely": its Grapheme_Cluster_Break is
     Other and it is neither Extended_Pictographic nor an Indic conjunct consonant, so no rule
     from GB3 to GB13 can join it to the character before, except GB9b (after Prepend)."""
-    everything = "".join(map(chr, range(0x10000))).replace("\ud800", "")
+    from . import clusters
 
-    def table(pattern: str) -> np.ndarray:
-        out = np.zeros(0x10000, dtype=bool)
-        out[[ord(m.group()) for m in regex.finditer(pattern, everything)]] = True
-        return out
-    sure = table(r"\p{Grapheme_Cluster_Break=Other}") & ~table(r"\p{Extended_Pictographic}") \
-        & ~table(r"\p{InCB=Consonant}")
-    return sure, table(r"\p{Grapheme_Cluster_Break=Prepend}")
+    cls, incb, pictographic, _, _ = clusters.tables()
+    return (cls == clusters.OTHER) & ~pictographic & (incb != clusters.CONSONANT), cls == clusters.PREPEND
 
 
 def prepare_tables() -> None:
