@@ -682,6 +682,9 @@ def _audit_html(result) -> str:
 
 
 def main() -> None:
+    from .malloc import keep_freed_memory
+
+    keep_freed_memory()  # the command's own process: chunk arrays reuse freed memory
     try:
         cli(prog_name="fertility")
     except SystemExit as done:

@@ -30,6 +30,9 @@ START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_folder: str | None) -> None:
+    from .malloc import keep_freed_memory
+
+    keep_freed_memory()  # this process is ours: chunk arrays reuse freed memory
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # the workers are the parallelism
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once

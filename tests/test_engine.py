@@ -441,3 +441,17 @@ def test_chunks_of_batches_hold_about_the_chunk_size_in_bytes(monkeypatch):
     sizes = [chunk.n_bytes for chunk in chunked(stream.batches(), chunk_bytes=1 << 15)]
     assert len(sizes) > 8 and max(sizes) <= (1 << 15) + (1 << 12) + 1000  # a block ends at a line end
     assert min(sizes[:-1]) >= (1 << 15) - 1000  # less only by the newlines and blank lines read
+
+
+def test_freed_memory_is_kept_for_reuse_where_glibc_allows(tmp_path):
+    """The thresholds are set in the command's process and its workers (never in a library
+    caller's); the counts do not change with them."""
+    from fertility.malloc import keep_freed_memory
+
+    glibc = sys.platform.startswith("linux") and "glibc" in " ".join(__import__("platform").libc_ver())
+    assert keep_freed_memory() is glibc
+    corpus = shared("flores200", "devtest", "ben_Beng.txt")
+    done = subprocess.run([sys.executable, "-m", "fertility", "audit", str(corpus), "-t", "bytes", "-q", "-f", "json",
+                           "--jobs", "2", "--no-cache"], check=True, capture_output=True, text=True, timeout=300)
+    row = json.loads(done.stdout)["rows"][0]
+    assert row["n_bytes"] == row["n_tokens"] == len(corpus.read_bytes().replace(b"\n", b""))
