@@ -78,23 +78,26 @@ def _last_at_or_before(points: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return np.where(at >= 0, points[np.maximum(at, 0)], -1) if len(points) else np.full(len(positions), -1)
 
 
-def continuations(codes: np.ndarray) -> np.ndarray:
-    """Indices of the characters that do not start a cluster, for BMP text without GB11/GB12
-    cases (see `needs_segmenter`); texts are joined by a control character (U+0000) so that
-    no rule looks across two of them."""
+def joins(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per pair of neighbouring characters (i, i + 1) of texts laid end to end (`starts`: where
+    each text begins): does no cluster boundary fall between them? Right for BMP text without
+    GB11/GB12 cases (see `needs_segmenter`); never across two texts."""
     cls_table, incb_table, _, joined, conjuncts = tables()
     if len(codes) < 2:
-        return np.zeros(0, dtype=np.int64)
-    cls = cls_table[codes]
-    keep = joined[cls[:-1], cls[1:]]  # between character i and i + 1
+        return np.zeros(max(len(codes) - 1, 0), dtype=bool)
+    cls = cls_table[np.minimum(codes, 0xFFFF)]
+    keep = joined[cls[:-1], cls[1:]]
     if conjuncts:
         # GB9c as `regex` applies it: [Extend Linker]* Linker [Extend Linker]* x Consonant; the
         # standard also wants a Consonant before the marks, `regex` does not (অ্যা is one cluster)
-        incb = incb_table[codes]
+        incb = incb_table[np.minimum(codes, 0xFFFF)]
         marks = (incb == LINKER) | (incb == INCB_EXTEND)
         candidates = np.flatnonzero((incb[1:] == CONSONANT) & marks[:-1])  # i: a consonant after marks at i
         if len(candidates):
             last_linker = _last_at_or_before(np.flatnonzero(incb == LINKER), candidates)
             run_start = _last_at_or_before(np.flatnonzero(~marks), candidates)  # the marks run after it
-            keep[candidates[last_linker > run_start]] = True
-    return np.flatnonzero(keep) + 1
+            text_start = starts[np.searchsorted(starts, candidates, side="right") - 1]
+            keep[candidates[last_linker > np.maximum(run_start, text_start - 1)]] = True
+    between = starts[(starts > 0) & (starts < len(codes))]
+    keep[between - 1] = False  # a text's first character starts a cluster
+    return keep

@@ -148,7 +148,7 @@ def profile_texts(texts: list[str], cache: ProfileCache | None = None) -> ChunkP
         continues = np.unpackbits(packed, count=len(codes)).astype(bool)
     else:  # one bit per character in the cache: an eighth of a byte beside each byte of text
         continues = np.zeros(len(codes), dtype=bool)
-        continues[cluster_continuations(texts)] = True
+        continues[cluster_continuations(texts, codes)] = True
         if key is not None and cache is not None:
             cache.put(key, np.packbits(continues))
     starts_char = np.ones(len(codes) + 1, dtype=bool)

@@ -164,64 +164,35 @@ def whitespace_mask(codes: np.ndarray) -> np.ndarray:
     return table[np.minimum(codes, 0xFFFF)] & (codes <= 0xFFFF)
 
 
-@lru_cache(maxsize=1)
-def _boundary_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Per BMP code point: (a cluster surely starts at it, whatever precedes it unless that is
-    a Prepend character; it is a Prepend character). "Surely": its Grapheme_Cluster_Break is
-    Other and it is neither Extended_Pictographic nor an Indic conjunct consonant, so no rule
-    from GB3 to GB13 can join it to the character before, except GB9b (after Prepend)."""
-    from . import clusters
-
-    cls, incb, pictographic, _, _ = clusters.tables()
-    return (cls == clusters.OTHER) & ~pictographic & (incb != clusters.CONSONANT), cls == clusters.PREPEND
-
-
 def prepare_tables() -> None:
     """Build the lookup tables now (before worker processes fork, so each inherits them)."""
     from . import clusters
 
     _whitespace_table()
-    _boundary_tables()
     clusters.tables()
 
 
-def cluster_continuations(texts: list[str]) -> np.ndarray:
-    """Indices (in the concatenation of `texts`) of the characters that do not start an
-    extended grapheme cluster. `\\X` runs only over the texts where some boundary is in
-    doubt (a mark, a conjunct, an emoji, a control...): plain text needs no segmenter."""
-    codes = code_points("".join(texts))
-    sure_table, prepend_table = _boundary_tables()
-    bmp = codes <= 0xFFFF
-    clipped = np.minimum(codes, 0xFFFF)
-    doubt = ~(sure_table[clipped] & bmp)
-    doubt[1:] |= prepend_table[clipped[:-1]] & bmp[:-1]
+def cluster_continuations(texts: list[str], codes: np.ndarray | None = None) -> np.ndarray:
+    """Indices (in the concatenation of `texts`, whose code points `codes` are) of the
+    characters that do not start an extended grapheme cluster: by the pair rules
+    (clusters.py), and by `\\X` for the texts those do not cover (emoji sequences, astral)."""
+    from . import clusters
+
+    codes = code_points("".join(texts)) if codes is None else codes
     sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     bases = np.cumsum(sizes) - sizes
-    doubt_before = np.concatenate(([0], np.cumsum(doubt)))
-    # a text's first character always starts a cluster: only doubts after it matter
-    in_doubt = np.flatnonzero((doubt_before[bases + sizes] - doubt_before[np.minimum(bases + 1, bases + sizes)]) > 0)
-    if not len(in_doubt):
-        return np.zeros(0, dtype=np.int64)
-    from . import clusters  # by the pair rules, or by the segmenter where those do not suffice
-
-    hard = clusters.needs_segmenter(codes)
-    hard_before = np.concatenate(([0], np.cumsum(hard)))
-    by_segmenter = (hard_before[bases + sizes] - hard_before[bases])[in_doubt] > 0
-    found = []
-    for subset, by_rules in ((in_doubt[~by_segmenter], True), (in_doubt[by_segmenter], False)):
-        if not len(subset):
-            continue
-        chosen = [texts[i] for i in subset.tolist()]
-        sub_sizes = sizes[subset]
-        sub_bases = np.cumsum(sub_sizes) - sub_sizes
-        if by_rules:  # joined by NUL, as the segmenter sees them: no rule crosses a control
-            separated = clusters.continuations(code_points("\0".join(chosen)))
-            positions = separated - np.searchsorted(sub_bases + np.arange(len(chosen)), separated, side="right") + 1
-        else:
-            positions = _segmented_continuations(chosen)
+    joins = clusters.joins(codes, bases)
+    hard = np.flatnonzero(clusters.needs_segmenter(codes))
+    if len(hard):
+        chosen = np.unique(np.searchsorted(bases, hard, side="right") - 1)
+        chosen = chosen[sizes[chosen] > 0]
+        for i in chosen.tolist():
+            joins[bases[i]:bases[i] + sizes[i] - 1] = False
+        positions = _segmented_continuations([texts[i] for i in chosen.tolist()])
+        sub_bases = np.cumsum(sizes[chosen]) - sizes[chosen]
         which = np.searchsorted(sub_bases, positions, side="right") - 1
-        found.append(positions - sub_bases[which] + bases[subset][which])
-    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        joins[positions - sub_bases[which] + bases[chosen][which] - 1] = True
+    return np.flatnonzero(joins) + 1
 
 
 def _segmented_continuations(texts: list[str]) -> np.ndarray:
