@@ -138,7 +138,8 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
             if tokens.byte_fallback is not None:  # a zero-width byte piece is not a character's last byte
                 cut |= same & tokens.byte_fallback[:-1] & (starts[:-1] == ends[:-1])
         # tokens overlapping each word: offsets in text order, even with zero-width pieces
-        starts_sorted, ends_sorted = np.maximum.accumulate(starts), np.maximum.accumulate(ends)
+        starts_sorted, ends_sorted = (starts, ends) if tokens.tiled else \
+            (np.maximum.accumulate(starts), np.maximum.accumulate(ends))
         per_word = (np.searchsorted(starts_sorted, prof.word_ends, side="left")
                     - np.searchsorted(ends_sorted, prof.word_starts, side="right"))
         cuts_per_lang = sums.items(doc_of_token[:-1][cut])

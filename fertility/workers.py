@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import chunk_evidence, text
 from .backends import Tokenizer, load_tokenizer
-from .chunks import CHUNK_BYTES, PIECE_BYTES, Chunk, chunked
+from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES, Chunk, chunked
 from .corpus import Batch, Document
 from .engine import ChunkResult, Observer, measure_chunk
 from .profiles import ProfileCache
@@ -71,7 +71,8 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
     started (the parent is idle then: e.g. imports the output needs).
     """
     cache = cache if cache is not None else ProfileCache(None)
-    chunks = chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=0 if observe else PIECE_BYTES)
+    chunks = chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=0 if observe else PIECE_BYTES,
+                     sample_bytes=SAMPLE_BYTES if evidence else 0)  # no findings: nothing to sample
     head = list(islice(chunks, 2))
     chunks = chain(head, chunks)
     total = ChunkResult()

@@ -60,6 +60,7 @@ class Tokens(NamedTuple):
     byte_fallback: np.ndarray | None = None
     in_chars: bool = False
     ids: np.ndarray | None = None  # token ids (Rényi efficiency, unseen tokens), when known
+    tiled: bool = False  # spans laid end to end by construction: already in text order
 
 
 class PreTokenizer(NamedTuple):

@@ -110,7 +110,7 @@ class TiktokenTokenizer:
         counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
         ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
         starts, ends = spans_from_lengths(self._lengths[ids])
-        return Tokens(counts, starts, ends, None, self._partial[ids], ids=ids)
+        return Tokens(counts, starts, ends, None, self._partial[ids], ids=ids, tiled=True)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         encode = self._encoding.encode_ordinary
