@@ -653,9 +653,12 @@ def write_or_echo(text: str, output: Path | None, force: bool) -> None:
 def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool = True, by: str = "lang") -> None:
     """Render an AuditResult to stdout or write it atomically to --output. The table format
     fits a terminal by dropping whole columns; off a terminal it is the full table."""
+    shown = list(result.findings) if findings else None
+    if fmt == "json":  # the result written out: no table renderer (nor rich) to load
+        write_or_echo(result.to_json(by=by, findings=findings), output, force)
+        return
     from . import render
 
-    shown = list(result.findings) if findings else None
     if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render.print_table(console, result.to_frame(by=by), result.signature, findings=shown, width=console.width)
         if getattr(result, "intervals", None) and by == "lang":
@@ -664,7 +667,6 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
         return
     text = {
         "html": lambda: _audit_html(result),
-        "json": lambda: render.to_json(result, by=by, findings=findings),
         "csv": lambda: render.to_csv(result.to_frame(by=by)),
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),

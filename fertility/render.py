@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -156,7 +155,7 @@ def dropped_note(headers: Sequence[str]) -> str:
 
 def to_json(result: AuditResult, *, by: str = "lang", findings: bool | None = None) -> str:
     """The audit JSON: what AuditResult.to_dict writes and AuditResult.load reads."""
-    return json.dumps(result.to_dict(by=by, findings=findings), ensure_ascii=False, indent=2) + "\n"
+    return result.to_json(by=by, findings=findings)
 
 
 def to_csv(frame: pd.DataFrame) -> str:

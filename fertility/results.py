@@ -196,6 +196,10 @@ class AuditResult:
             payload["intervals"] = json_value(self.intervals)
         return payload
 
+    def to_json(self, *, by: str = "lang", findings: bool | None = None) -> str:
+        """`to_dict` as the text `fertility audit -f json` writes (and `load` reads)."""
+        return json.dumps(self.to_dict(by=by, findings=findings), ensure_ascii=False, indent=2) + "\n"
+
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "audit JSON") -> AuditResult:
         """Read what `to_dict(by="lang")` wrote; any problem is an InputError naming `source`."""

@@ -7,9 +7,10 @@ Two results with different signatures (apart from tokenizers) must not be compar
 from __future__ import annotations
 
 import platform
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .version import __version__
@@ -23,13 +24,28 @@ COUNTING_KEYS = ("corpus", "doc_mode", "normalization", "words", "segmenter", "s
 
 
 def library_versions() -> dict[str, str]:
-    versions = {}
-    for name in _LIBRARIES:
+    return {name: _installed_version(name) for name in _LIBRARIES}
+
+
+def _installed_version(name: str) -> str:
+    """The version pip installed, read from its `{name}-{version}.dist-info` folder name (what
+    `importlib.metadata.version` says, without parsing each METADATA file: 25 ms at start-up);
+    `importlib.metadata` where there is no such folder (eggs, editable installs)."""
+    for entry in sys.path:
         try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "absent"
-    return versions
+            found = sorted(Path(entry or ".").glob(f"{name}-*.dist-info"))
+        except OSError:
+            continue
+        if len(found) == 1:
+            return found[0].name[len(name) + 1:-len(".dist-info")]
+        if found:  # two versions side by side: let importlib.metadata choose, as Python would
+            break
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 class SignatureError(ValueError):

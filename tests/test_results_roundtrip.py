@@ -302,3 +302,16 @@ def test_retrain_report_audits_the_new_tokenizer_beside_the_other(tmp_path, smal
     rows = {(r["tokenizer"], r["lang"]): r for r in json.loads(out.stdout)["rows"]}
     expected = {(r["tokenizer"], r["lang"]): r for r in done.after.to_dict()["rows"]}
     assert {k: v["n_tokens"] for k, v in rows.items()} == {k: v["n_tokens"] for k, v in expected.items()}
+
+
+def test_library_versions_in_the_signature_are_what_importlib_metadata_says(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    from fertility.signature import _LIBRARIES, _installed_version, library_versions
+
+    assert library_versions() == {name: metadata.version(name) for name in _LIBRARIES}
+    for version in ("1.0", "2.0"):  # two dist-info folders side by side: importlib.metadata decides
+        (tmp_path / f"regex-{version}.dist-info").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _installed_version("regex") == metadata.version("regex")
+    assert _installed_version("no-such-package-here") == "absent"
