@@ -311,7 +311,9 @@ def test_library_versions_in_the_signature_are_what_importlib_metadata_says(tmp_
 
     assert library_versions() == {name: metadata.version(name) for name in _LIBRARIES}
     for version in ("1.0", "2.0"):  # two dist-info folders side by side: importlib.metadata decides
-        (tmp_path / f"regex-{version}.dist-info").mkdir()
+        folder = tmp_path / f"fertilityprobe-{version}.dist-info"
+        folder.mkdir()
+        (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: fertilityprobe\nVersion: {version}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert _installed_version("regex") == metadata.version("regex")
-    assert _installed_version("no-such-package-here") == "absent"
+    assert _installed_version("fertilityprobe") == metadata.version("fertilityprobe")
+    assert _installed_version("nosuchpackagehere") == "absent"
