@@ -244,7 +244,6 @@ class CorpusStream:
 
     def _lines(self, source: Source):
         """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
-        number = 0
         for first, lines, _ in self._blocks(source, numbered=True):
             for number, line in enumerate(lines, start=first):
                 if line.strip():
@@ -310,25 +309,25 @@ class CorpusStream:
                 yield lang, number, line
 
     def _grouped(self, source: Source, lang: str, *, group: bool):
-        """(lang, line numbers, texts): one document at a time, or (`group`) consecutive
+        """(lang, line numbers, texts, None): one document at a time, or (`group`) consecutive
         documents of one language up to BLOCK_BYTES."""
         numbers: list[int] = []
         texts: list[str] = []
         size = 0
         for doc_lang, number, text in self._items(source, lang):
             if texts and (not group or doc_lang != lang or size >= self.BLOCK_BYTES):
-                yield lang, numbers, texts
+                yield lang, numbers, texts, None
                 numbers, texts, size = [], [], 0
             lang = doc_lang
             numbers.append(number)
             texts.append(text)
             size += len(text)
         if texts:
-            yield lang, numbers, texts
+            yield lang, numbers, texts, None
 
     def _runs(self, *, blocks: bool):
-        """(lang, line numbers or the bytes read, texts, file name) in reading order, with the corpus's
-        bookkeeping (hash, scripts, files read once) done per run."""
+        """(lang, line numbers or None, texts, file name, bytes read or None) in reading order,
+        with the corpus's bookkeeping (hash, scripts, files read once) done per run."""
         for root in self.paths:
             for source in self.sources(root):
                 if isinstance(source.path, Path):
@@ -337,10 +336,10 @@ class CorpusStream:
                     warnings.simplefilter("always")
                     lang, script = language_of(source.path, source.root)
                 plain = split_suffix(PurePath(source.name).name)[1] not in RECORD_FORMATS
-                runs = ((lang, size, lines) for _, lines, size in self._blocks(source)) \
+                runs = ((lang, None, lines, size) for _, lines, size in self._blocks(source)) \
                     if blocks and plain and self.doc_mode == "line" else self._grouped(source, lang, group=blocks)
                 found = False
-                for doc_lang, numbers, texts in runs:
+                for doc_lang, numbers, texts, size in runs:
                     if not texts:
                         continue
                     if not found:
@@ -351,7 +350,7 @@ class CorpusStream:
                         key = _key(doc_lang)
                         self._declared[doc_lang] = script if doc_lang == lang else (key[1] if key else None)
                     self._register(doc_lang, texts)
-                    yield doc_lang, numbers, texts, source.name
+                    yield doc_lang, numbers, texts, source.name, size
                 if not found:
                     raise CorpusError(f"{source.name}: empty corpus file (no non-empty lines or records)")
                 if source.name != "-":
@@ -359,16 +358,15 @@ class CorpusStream:
                 self.files.append(source.name)
 
     def documents(self):
-        for lang, numbers, texts, name in self._runs(blocks=False):
+        for lang, numbers, texts, name, _ in self._runs(blocks=False):
             for number, text in zip(numbers, texts):
                 yield Document(lang, text, name, number)
 
     def batches(self):
         """The same documents as `documents()`, a Batch at a time (the audit's fast path)."""
-        for lang, numbers, texts, _ in self._runs(blocks=True):
-            size = numbers if isinstance(numbers, int) else sum(len(t.encode("utf-8", errors="surrogatepass"))
-                                                                for t in texts)
-            yield Batch(lang, texts, size)
+        for lang, _, texts, _, size in self._runs(blocks=True):
+            yield Batch(lang, texts, size if size is not None else
+                        sum(len(text.encode("utf-8", errors="surrogatepass")) for text in texts))
 
     def _register(self, lang: str, texts: list[str]) -> None:
         self.n_documents += len(texts)
