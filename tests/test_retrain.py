@@ -21,7 +21,15 @@ from fertility.parity import Interval, parity_report
 from fertility.retrain import retrain, same_language
 from fertility.samples import samples_dir
 from fertility.text import graphemes
-from fertility.train import TRAIN_PATTERNS, ParitySettings, bpe_pieces, equal_weights, sample_documents, temperature_weights, train_tokenizer
+from fertility.train import (
+    TRAIN_PATTERNS,
+    ParitySettings,
+    bpe_pieces,
+    equal_weights,
+    sample_documents,
+    temperature_weights,
+    train_tokenizer,
+)
 
 SAMPLES = samples_dir()
 
