@@ -512,3 +512,19 @@ def test_only_clusters_too_rare_to_be_atoms_are_cut(parallel_sets, tmp_path):
                     assert cluster not in vocab, (file.name, cluster)
                 position += len(cluster)
     assert cut  # the slices do hold rare clusters, so the check above ran
+
+
+def test_words_keep_the_sentence_punctuation_of_every_script(parity_vs_bpe):
+    """Chinese 。, Ethiopic ።, Myanmar ။, Khmer ។, Urdu ۔ stay with the word before them, as . and । do."""
+    tokenizer = tokenizers.Tokenizer.from_file(str(parity_vs_bpe["parity"].output / "tokenizer.json"))
+    checked = set()
+    for lang, mark in (("zho_Hans", "。"), ("jpn_Jpan", "、"), ("amh_Ethi", "።"), ("mya_Mymr", "။"),
+                       ("khm_Khmr", "។"), ("urd_Arab", "۔"), ("arb_Arab", "،")):
+        lines = (shared("flores200", "devtest") / f"{lang}.txt").read_text(encoding="utf-8").splitlines()[:50]
+        for line in lines:
+            for piece, (start, _) in tokenizer.pre_tokenizer.pre_tokenize_str(line):
+                if piece.startswith(mark):  # a mark on its own only where no letter precedes it
+                    assert start == 0 or not regex.match(r"[\p{L}\p{M}]", line[start - 1]), (lang, line)
+                elif regex.search(rf"[\p{{L}}\p{{M}}]{mark}", piece):
+                    checked.add(lang)
+    assert len(checked) == 7
