@@ -349,8 +349,9 @@ def list_tokenizers(as_json):
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
                    "files and --force).")
-@click.option("--units", type=click.Choice(UNITS), default="bytes", show_default=True,
-              help="bytes: byte-level BPE; graphemes: merges never cut a grapheme cluster.")
+@click.option("--units", type=click.Choice(UNITS),
+              help="bytes: byte-level BPE; graphemes: merges never cut a grapheme cluster "
+                   "[default: graphemes with --trainer parity, else bytes].")
 @click.option("--pattern", "train_pattern", default="marks", show_default=True, metavar="NAME|REGEX",
               help=f"Pre-tokenizer split: {', '.join(TRAIN_PATTERN_NAMES)} or a regex.")
 @click.option("--baseline-pattern", type=click.Choice(["gpt2"]),

@@ -32,10 +32,22 @@ from .text import graphemes
 # GPT-2's pattern with \p{M} beside \p{L}: vowel signs, virama and nukta stay in their word,
 # and a word may keep the full stop, comma or danda written right after it (Bengali and Hindi
 # end every sentence with ।). On FLORES devtest, 32k vocab, mono ben+eng: ben 4.16, eng 4.25
-# chars/token, against 4.06 and 4.19 without the punctuation.
-MARKS = r"""'(?:[sdmt]|ll|ve|re)| ?[\p{L}\p{M}]+[.,।॥]?| ?\p{N}+| ?[^\s\p{L}\p{M}\p{N}]+|\s+(?!\S)|\s+"""
+# chars/token, against 4.06 and 4.19 without the punctuation. The same holds for the full stops
+# and commas of other scripts (Chinese/Japanese 。，、, Ethiopic ። ፣, Arabic ، ۔, Myanmar ။ ၊,
+# Khmer ។): on 22 languages, 64k, the parity trainer's mean chars/token went from 2.980 to 2.995.
+SENTENCE_PUNCTUATION = ".,।॥。，、።፣،۔။၊។"
+MARKS = (r"""'(?:[sdmt]|ll|ve|re)| ?[\p{L}\p{M}]+[""" + SENTENCE_PUNCTUATION
+         + r"""]?| ?\p{N}+| ?[^\s\p{L}\p{M}\p{N}]+|\s+(?!\S)|\s+""")
 TRAIN_PATTERNS = dict(zip(TRAIN_PATTERN_NAMES, (MARKS, GPT2), strict=True))
 _SEPARATOR = "\x1f"  # between pre-tokens fed to the trainer in grapheme mode (removed from input)
+# The parity trainer's defaults with grapheme units, chosen by the 22-language acceptance run's
+# FLORES devtest figures (benchmarks/bench_parity.py; the README has the table of what was tried):
+# clusters or characters seen fewer than MIN_ATOM_COUNT times in training are not atoms (they fall
+# back to bytes; 0, 3, 6, 8 gave 2.853, 2.906, 2.917 and, with the settings below, 3.00 chars/token),
+# and no token is longer than MAX_TOKEN_CLUSTERS clusters (scripts written without spaces, Khmer
+# above all, spend thousands of merges on whole phrases of the dev set; 8 cost 1.2% chars/token).
+MIN_ATOM_COUNT = 8
+MAX_TOKEN_CLUSTERS = 16
 _PUA_START = 0xF0000  # supplementary private use area A: 65,534 cluster stand-ins
 
 Progress = Callable[[str, int], Callable[[int], None]]
@@ -134,17 +146,44 @@ class _ClusterMap:
 class _GraphemeText:
     """Texts mapped to cluster stand-ins, pre-tokens joined by the separator; the mapping also
     learns which clusters exist: the strings their assembly merges build take vocabulary room,
-    except those already in the alphabet."""
+    except those already in the alphabet.
 
-    def __init__(self, pattern: str):
+    With `min_count`, a cluster or character seen fewer times in the training text (`count`)
+    is not an atom: it becomes a separator in the training text (no merge spans it), gets no
+    assembly merges and falls back to bytes when encoded. On 22 languages most such atoms are
+    rare Myanmar, Indic and Han clusters that devtest barely uses; their room goes to merges."""
+
+    def __init__(self, pattern: str, *, min_count: int = 0):
         self.split = regex.compile(pattern)
         self.clusters = _ClusterMap()
         self.alphabet: set[str] = set()
+        self.min_count = min_count
+        self.common: set[str] | None = None  # the atoms, once `count` has seen the training text
 
-    def map(self, texts: Iterable[str]) -> list[str]:
-        mapped = [_SEPARATOR.join(self.clusters.encode(piece)
-                                  for piece in self.split.findall(text.replace(_SEPARATOR, " ")))
-                  for text in texts]
+    def _map(self, texts: Iterable[str]) -> list[str]:
+        return [_SEPARATOR.join(self.clusters.encode(piece)
+                                for piece in self.split.findall(text.replace(_SEPARATOR, " ")))
+                for text in texts]
+
+    def count(self, texts: Iterable[str]) -> None:
+        """Keep as atoms what these (distinct training) texts hold at least `min_count` times;
+        in training text anything else becomes the separator."""
+        if self.min_count <= 1:
+            return
+        seen: dict[str, int] = {}
+        for text in self._map(texts):
+            for char in text:
+                seen[char] = seen.get(char, 0) + 1
+        self.common = {char for char, n in seen.items() if n >= self.min_count} | {_SEPARATOR}
+
+    def map(self, texts: Iterable[str], *, dev: bool = False) -> list[str]:
+        """Dev text keeps every cluster (what it costs is what is measured) but adds no atoms."""
+        mapped = self._map(texts)
+        if dev and self.common is not None:
+            return mapped
+        if self.common is not None:
+            common = self.common
+            mapped = ["".join(c if c in common else _SEPARATOR for c in text) for text in mapped]
         for text in mapped:
             self.alphabet.update(text)
         return mapped
@@ -152,7 +191,9 @@ class _GraphemeText:
     def room(self, vocab_size: int) -> tuple[list[tuple[str, str]], int]:
         """Assembly merges, and how many learned tokens fit beside them and the 256 bytes."""
         alphabet = {self.clusters.decode(c) for c in self.alphabet}
-        assembly = _assembly_merges(self.clusters.to_char)
+        kept = {cluster: char for cluster, char in self.clusters.to_char.items()
+                if self.common is None or char in self.common}
+        assembly = _assembly_merges(kept)
         extra = {piece for merge in assembly for piece in (*merge, merge[0] + merge[1])} - alphabet
         room = vocab_size - 256 - len(extra)
         if room < 1000:
@@ -186,11 +227,14 @@ class ParitySettings:
     variant: str = DEFAULT_PARITY_VARIANT  # or "window"
     global_merges: float = DEFAULT_GLOBAL_MERGES  # share of the merges learned as plain BPE first
     window_size: int = 100
-    alpha: float = 2.0
+    alpha: float = 3.0  # window variant: 2.0 (the library's default) left a 1.079 premium (khm)
+    min_atom_count: int = MIN_ATOM_COUNT  # units graphemes: rarer clusters/characters fall back to bytes
+    max_token_clusters: int | None = MAX_TOKEN_CLUSTERS  # units graphemes: no longer tokens
 
     def fragment(self) -> dict:
         return {"variant": self.variant, "global_merges": self.global_merges,
-                "window_size": self.window_size, "alpha": self.alpha}
+                "window_size": self.window_size, "alpha": self.alpha, "min_atom_count": self.min_atom_count,
+                "max_token_clusters": self.max_token_clusters}
 
 
 DEFAULT_PARITY = ParitySettings()
@@ -211,13 +255,16 @@ def train_parity(train: dict[str, list[str]], *, dev: dict[str, list[str]] | Non
         return trainers.ParityBpeTrainer(
             num_merges=num_merges, variant=settings.variant, min_frequency=min_frequency,
             global_merges=int(num_merges * settings.global_merges), window_size=settings.window_size,
-            alpha=settings.alpha, show_progress=show_progress, **alphabet)
+            alpha=settings.alpha, show_progress=show_progress,
+            max_token_length=settings.max_token_clusters if units == "graphemes" else None, **alphabet)
 
     ratio_list = [ratios[lang] for lang in langs] if ratios and dev is None else None
     if units == "graphemes":
-        grapheme_text = _GraphemeText(pattern)
+        grapheme_text = _GraphemeText(pattern, min_count=settings.min_atom_count)
+        # distinct lines: balance sampling repeats a language's lines, which must not make its atoms common
+        grapheme_text.count(text for lang in langs for text in dict.fromkeys(train[lang]))
         mapped = {lang: grapheme_text.map(train[lang]) for lang in langs}
-        mapped_dev = {lang: grapheme_text.map(dev[lang]) for lang in langs} if dev is not None else None
+        mapped_dev = {lang: grapheme_text.map(dev[lang], dev=True) for lang in langs} if dev is not None else None
         assembly, room = grapheme_text.room(vocab_size)
         trainer_tokenizer = _separator_tokenizer()
         # the alphabet counts against the trainer's vocabulary: merges are what is left of room
@@ -226,7 +273,7 @@ def train_parity(train: dict[str, list[str]], *, dev: dict[str, list[str]] | Non
             trainer_tokenizer, [iter(mapped[lang]) for lang in langs],
             dev_iterators=[iter(mapped_dev[lang]) for lang in langs] if mapped_dev is not None else None,
             ratio=ratio_list)
-        return _assemble(trainer_tokenizer, grapheme_text.clusters, assembly, pattern)
+        return _assemble(trainer_tokenizer, grapheme_text.clusters, assembly, pattern, grapheme_text.common)
     tokenizer = _byte_level_tokenizer(pattern)
     trainer(vocab_size - 256, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()).train_from_iterator(
         tokenizer, [iter(train[lang]) for lang in langs],
@@ -275,8 +322,9 @@ def _assembly_merges(clusters: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def _assemble(trained: tokenizers.Tokenizer, clusters: _ClusterMap, assembly: list[tuple[str, str]],
-              pattern: str) -> tokenizers.Tokenizer:
-    """Write the trained vocabulary and merges back in real text, byte fallback included."""
+              pattern: str, atoms: set[str] | None = None) -> tokenizers.Tokenizer:
+    """Write the trained vocabulary and merges back in real text, byte fallback included; with
+    `atoms`, single characters the trainer met only in dev text are left out (bytes spell them)."""
     model = json.loads(trained.to_str())["model"]
     vocab: dict[str, int] = {}
 
@@ -291,7 +339,8 @@ def _assemble(trained: tokenizers.Tokenizer, clusters: _ClusterMap, assembly: li
         add(left + right)
     learned = sorted(model["vocab"].items(), key=lambda kv: kv[1])
     for token, _ in learned:
-        add(clusters.decode(token))
+        if atoms is None or len(token) > 1 or token in atoms:
+            add(clusters.decode(token))
     merges = [list(m) for m in assembly]
     for merge in model["merges"]:
         left, right = merge if isinstance(merge, list) else merge.split(" ", 1)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import regex
 import tokenizers
 from click.testing import CliRunner
 from real_files import shared
@@ -20,7 +21,15 @@ from fertility.parity import Interval, parity_report
 from fertility.retrain import retrain, same_language
 from fertility.samples import samples_dir
 from fertility.text import graphemes
-from fertility.train import bpe_pieces, equal_weights, sample_documents, temperature_weights, train_tokenizer
+from fertility.train import (
+    TRAIN_PATTERNS,
+    ParitySettings,
+    bpe_pieces,
+    equal_weights,
+    sample_documents,
+    temperature_weights,
+    train_tokenizer,
+)
 
 SAMPLES = samples_dir()
 
@@ -371,7 +380,7 @@ def test_parity_report_by_hand():
 
 def test_parity_without_dev_uses_byte_premiums_of_parallel_training_text(parallel_sets, tmp_path):
     train, _, devtest = parallel_sets
-    result = retrain([train], output=tmp_path / "tok", vocab_size=2000, trainer="parity", held_out=[devtest])
+    result = retrain([train], output=tmp_path / "tok", vocab_size=2000, trainer="parity", units="bytes", held_out=[devtest])
     record = json.loads((tmp_path / "tok" / "training.json").read_text("utf-8"))
     assert record["arguments"]["trainer"] == "parity" and record["dev"] is None
     sizes = {f.stem: len(f.read_bytes()) - f.read_bytes().count(b"\n") for f in sorted(train.glob("*.txt"))}
@@ -383,7 +392,7 @@ def test_parity_without_dev_uses_byte_premiums_of_parallel_training_text(paralle
 def test_parity_with_grapheme_units_never_cuts_a_cluster(parallel_sets, tmp_path):
     train, dev, devtest = parallel_sets
     result = retrain([train], output=tmp_path / "tok", vocab_size=3000, units="graphemes",
-                     target_parity=dev, held_out=[devtest])
+                     target_parity=dev, held_out=[devtest], parity=ParitySettings(min_atom_count=0))
     assert result.record["arguments"]["trainer"] == "parity"
     path = tmp_path / "tok" / "tokenizer.json"
     _recount(path, devtest)
@@ -430,3 +439,92 @@ def test_parity_dev_set_must_cover_every_training_language(parallel_sets, tmp_pa
     result = run("retrain", str(train), "--vocab-size", "1000", "-o", str(tmp_path / "tok"), "-q",
                  "--target-parity", str(partial), "--held-out", str(devtest))
     _one_line_error(result, "--target-parity: the dev set has no text for hin_Deva")
+
+
+# --- the parity trainer's defaults: grapheme atoms, rare ones left to bytes, capped tokens ------
+
+def _distinct_cluster_counts(train: Path) -> dict[str, int]:
+    """Clusters of each pre-token (the mark-aware split) over each language's distinct lines."""
+    split = regex.compile(TRAIN_PATTERNS["marks"])
+    seen: dict[str, int] = {}
+    for file in sorted(train.glob("*.txt")):
+        for line in dict.fromkeys(file.read_text(encoding="utf-8").splitlines()):
+            for cluster in (c for piece in split.findall(line) for c in graphemes(piece)):
+                seen[cluster] = seen.get(cluster, 0) + 1
+    return seen
+
+
+def test_parity_defaults_to_grapheme_units_and_the_window_variant(parity_vs_bpe):
+    parity, bpe = (parity_vs_bpe[t].record["arguments"] for t in ("parity", "bpe"))
+    assert parity["units"] == "graphemes" and bpe["units"] == "bytes"
+    assert parity["parity"] == ParitySettings().fragment() and parity["parity"]["variant"] == "window"
+
+
+def test_rare_clusters_are_not_atoms_and_fall_back_to_bytes(parallel_sets, tmp_path):
+    train, dev, devtest = parallel_sets
+    counts = _distinct_cluster_counts(train)
+    minimum = ParitySettings().min_atom_count
+    vocab = {}
+    for name, settings in (("pruned", ParitySettings()), ("all", ParitySettings(min_atom_count=0))):
+        retrain([train], output=tmp_path / name, vocab_size=3000, target_parity=dev, held_out=[devtest],
+                parity=settings)
+        _recount(tmp_path / name / "tokenizer.json", devtest)  # every held-out line still round-trips
+        vocab[name] = tokenizers.Tokenizer.from_file(str(tmp_path / name / "tokenizer.json")).get_vocab()
+    kept = {c for c, n in counts.items() if n >= minimum and len(c) > 1}
+    # a rare cluster can only enter the vocabulary as a step of a kept cluster's assembly
+    rare = {c for c, n in counts.items() if n < minimum and len(c) > 1 and not any(k.startswith(c) for k in kept)}
+    assert rare and kept <= set(vocab["pruned"]) and kept <= set(vocab["all"])
+    assert not rare & set(vocab["pruned"])
+    assert rare <= set(vocab["all"])
+
+
+def test_max_token_clusters_caps_what_scripts_without_spaces_memorise(tmp_path):
+    root = tmp_path / "sets"
+    langs = ("eng_Latn", "khm_Khmr", "mya_Mymr", "tha_Thai")
+    train = _slices(root / "train", shared("ntrex128"), 800, langs)
+    dev = _slices(root / "dev", shared("flores200", "dev"), 300, langs)
+    longest = {}
+    for cap in (None, 6):
+        out = tmp_path / f"cap{cap}"
+        retrain([train], output=out, vocab_size=3000, target_parity=dev, held_out=[train],
+                parity=ParitySettings(max_token_clusters=cap))
+        vocab = tokenizers.Tokenizer.from_file(str(out / "tokenizer.json")).get_vocab()
+        longest[cap] = max(len(graphemes(token)) for token in vocab)
+        assert json.loads((out / "training.json").read_text("utf-8"))["arguments"]["parity"]["max_token_clusters"] == cap
+    assert longest[6] <= 6 < longest[None]
+
+
+def test_only_clusters_too_rare_to_be_atoms_are_cut(parallel_sets, tmp_path):
+    """With the default pruning a cluster seen too rarely in training is no atom: it is spelled in
+    bytes or in the pieces other clusters are built from. Every cluster that is an atom stays whole."""
+    train, dev, devtest = parallel_sets
+    retrain([train], output=tmp_path / "tok", vocab_size=3000, target_parity=dev, held_out=[devtest])
+    tokenizer = tokenizers.Tokenizer.from_file(str(tmp_path / "tok" / "tokenizer.json"))
+    vocab = tokenizer.get_vocab()
+    cut = 0
+    for file in sorted(devtest.glob("*.txt")):
+        for line in file.read_text(encoding="utf-8").splitlines():
+            starts = {start for start, _ in tokenizer.encode(line, add_special_tokens=False).offsets[1:]}
+            position = 0
+            for cluster in graphemes(line):
+                if set(range(position + 1, position + len(cluster))) & starts:
+                    cut += 1
+                    assert cluster not in vocab, (file.name, cluster)
+                position += len(cluster)
+    assert cut  # the slices do hold rare clusters, so the check above ran
+
+
+def test_words_keep_the_sentence_punctuation_of_every_script(parity_vs_bpe):
+    """Chinese 。, Ethiopic ።, Myanmar ။, Khmer ។, Urdu ۔ stay with the word before them, as . and । do."""
+    tokenizer = tokenizers.Tokenizer.from_file(str(parity_vs_bpe["parity"].output / "tokenizer.json"))
+    checked = set()
+    for lang, mark in (("zho_Hans", "。"), ("jpn_Jpan", "、"), ("amh_Ethi", "።"), ("mya_Mymr", "။"),
+                       ("khm_Khmr", "។"), ("urd_Arab", "۔"), ("arb_Arab", "،")):
+        lines = (shared("flores200", "devtest") / f"{lang}.txt").read_text(encoding="utf-8").splitlines()[:50]
+        for line in lines:
+            for piece, (start, _) in tokenizer.pre_tokenizer.pre_tokenize_str(line):
+                if piece.startswith(mark):  # a mark on its own only where no letter precedes it
+                    assert start == 0 or not regex.match(r"[\p{L}\p{M}]", line[start - 1]), (lang, line)
+                elif regex.search(rf"[\p{{L}}\p{{M}}]{mark}", piece):
+                    checked.add(lang)
+    assert len(checked) == 7
