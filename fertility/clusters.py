@@ -3,8 +3,8 @@
 `regex`'s `\\X` walks every character in Python-visible C calls and costs as much as tokenizing
 Bengali. Most of the rules are a function of two neighbouring characters' Grapheme_Cluster_Break
 classes (GB3-GB9b), so a table indexed by (class before, class after) decides them all at
-once; the Indic conjunct rule GB9c looks back over a run of marks and is done with running
-maxima. The classes come from `regex`'s own property tables, so the segmenter's Unicode
+once; the Indic conjunct rule GB9c looks back over a run of marks, which is done only for the
+few consonants that follow a mark. The classes come from `regex`'s own property tables, so the segmenter's Unicode
 version is kept. Texts that need the remaining rules (emoji ZWJ sequences GB11, regional
 indicator pairs GB12/13) or hold characters above U+FFFF go to `\\X` itself; a test checks
 both give the same boundaries on every FLORES language and on random text.
