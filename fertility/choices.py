@@ -8,10 +8,13 @@ them from here.
 FORMATS = ("table", "json", "csv", "markdown", "html")  # render.py renders each
 UNITS = ("bytes", "graphemes")  # train.py: what BPE merges are built from
 BALANCES = ("equal", "natural")  # train.py: how languages are weighted without --weights
-TRAIN_PATTERN_NAMES = ("marks", "gpt2")
+TRAIN_PATTERN_NAMES = ("marks", "gpt2")  # patterns.TRAIN_PATTERNS: named pre-tokenizer splits
 TRAINERS = ("bpe", "parity")  # retrain.py: plain BPE, or tokenizers' ParityBpeTrainer
 PARITY_VARIANTS = ("base", "window")  # train.ParitySettings
 DEFAULT_PARITY_VARIANT = "window"
-DEFAULT_GLOBAL_MERGES = 0.0  # share of merges learned as plain BPE before the parity ones  # patterns.TRAIN_PATTERNS: named pre-tokenizer splits
+DEFAULT_GLOBAL_MERGES = 0.0  # share of merges learned as plain BPE before the parity ones
+DEFAULT_PARITY_ALPHA = 3.0  # window variant: 2.0 (the library's default) left a 1.079 premium (khm)
+MIN_ATOM_COUNT = 8  # train.py, parity with graphemes: rarer clusters are spelled in bytes
+MAX_TOKEN_CLUSTERS = 16  # train.py, parity with graphemes: no longer tokens (0: no cap)
 EXTEND_SPLITS = ("keep", "marks")  # extend.py: keep the base pre-tokenizer, or the mark-aware split
 NORMALIZE_FORMS = ("nfc", "nfkc", "none")  # backends/_normalize.py: runtime normalization

@@ -23,9 +23,12 @@ from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
 from .choices import (
     BALANCES,
     DEFAULT_GLOBAL_MERGES,
+    DEFAULT_PARITY_ALPHA,
     DEFAULT_PARITY_VARIANT,
     EXTEND_SPLITS,
     FORMATS,
+    MAX_TOKEN_CLUSTERS,
+    MIN_ATOM_COUNT,
     PARITY_VARIANTS,
     TRAIN_PATTERN_NAMES,
     TRAINERS,
@@ -370,6 +373,13 @@ def list_tokenizers(as_json):
               show_default=True, help="ParityBpeTrainer variant.")
 @click.option("--global-merges", type=float, default=DEFAULT_GLOBAL_MERGES, show_default=True,
               metavar="SHARE", help="Share of the merges learned as plain BPE before parity mode.")
+@click.option("--parity-alpha", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_PARITY_ALPHA,
+              show_default=True, help="Window variant: the ParityBpeTrainer's alpha.")
+@click.option("--min-atom-count", type=click.IntRange(min=0), default=MIN_ATOM_COUNT, show_default=True,
+              help="Parity with grapheme units: a cluster seen fewer times in the distinct training lines is "
+                   "spelled in bytes, not an atom (0 or 1: every cluster is one).")
+@click.option("--max-token-clusters", type=click.IntRange(min=0), default=MAX_TOKEN_CLUSTERS, show_default=True,
+              help="Parity with grapheme units: no token longer than this many clusters (0: no cap).")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
@@ -380,8 +390,8 @@ def list_tokenizers(as_json):
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the audit after training.")
 def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
-            balance, target_parity, trainer, parity_variant, global_merges, reference, seed, per_file,
-            compare_with, held_out, force, quiet, fmt):
+            balance, target_parity, trainer, parity_variant, global_merges, parity_alpha, min_atom_count,
+            max_token_clusters, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
     """Train a grapheme-aware BPE (a standard tokenizer.json) that fixes the language balance.
 
     CORPUS: files or folders; a file's language is its name (ben_Beng.txt) or the nearest
@@ -411,7 +421,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
                          temperature=temperature, balance=balance, target_parity=target_parity,
                          reference=reference, seed=seed, per_file=per_file, force=force,
                          trainer=trainer, held_out=list(held_out) or None,
-                         parity=ParitySettings(variant=parity_variant, global_merges=global_merges),
+                         parity=ParitySettings(variant=parity_variant, global_merges=global_merges,
+                                               alpha=parity_alpha, min_atom_count=min_atom_count,
+                                               max_token_clusters=max_token_clusters or None),
                          show_progress=not quiet and console.is_terminal)
     console.print(retrain_summary(result), markup=False)
     report = retrain_report(result, compare_with=compare_with, held_out=list(held_out), reference=reference)

@@ -23,7 +23,16 @@ import regex
 import tokenizers
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
-from .choices import DEFAULT_GLOBAL_MERGES, DEFAULT_PARITY_VARIANT, PARITY_VARIANTS, TRAIN_PATTERN_NAMES, UNITS
+from .choices import (
+    DEFAULT_GLOBAL_MERGES,
+    DEFAULT_PARITY_ALPHA,
+    DEFAULT_PARITY_VARIANT,
+    MAX_TOKEN_CLUSTERS,
+    MIN_ATOM_COUNT,
+    PARITY_VARIANTS,
+    TRAIN_PATTERN_NAMES,
+    UNITS,
+)
 from .corpus import Document
 from .errors import UsageError
 from .patterns import GPT2
@@ -46,8 +55,7 @@ _SEPARATOR = "\x1f"  # between pre-tokens fed to the trainer in grapheme mode (r
 # back to bytes; 0, 3, 6, 8 gave 2.853, 2.906, 2.917 and, with the settings below, 3.00 chars/token),
 # and no token is longer than MAX_TOKEN_CLUSTERS clusters (scripts written without spaces, Khmer
 # above all, spend thousands of merges on whole phrases of the dev set; 8 cost 1.2% chars/token).
-MIN_ATOM_COUNT = 8
-MAX_TOKEN_CLUSTERS = 16
+# (MIN_ATOM_COUNT and MAX_TOKEN_CLUSTERS live in choices.py, where the command line lists them.)
 _PUA_START = 0xF0000  # supplementary private use area A: 65,534 cluster stand-ins
 
 Progress = Callable[[str, int], Callable[[int], None]]
@@ -227,7 +235,7 @@ class ParitySettings:
     variant: str = DEFAULT_PARITY_VARIANT  # or "window"
     global_merges: float = DEFAULT_GLOBAL_MERGES  # share of the merges learned as plain BPE first
     window_size: int = 100
-    alpha: float = 3.0  # window variant: 2.0 (the library's default) left a 1.079 premium (khm)
+    alpha: float = DEFAULT_PARITY_ALPHA  # window variant
     min_atom_count: int = MIN_ATOM_COUNT  # units graphemes: rarer clusters/characters fall back to bytes
     max_token_clusters: int | None = MAX_TOKEN_CLUSTERS  # units graphemes: no longer tokens
 
@@ -250,6 +258,13 @@ def train_parity(train: dict[str, list[str]], *, dev: dict[str, list[str]] | Non
         raise UsageError(f"--parity-variant {settings.variant!r}: choose one of {', '.join(PARITY_VARIANTS)}")
     if not 0 <= settings.global_merges < 1:
         raise UsageError(f"--global-merges {settings.global_merges}: give a share of the merges in [0, 1)")
+    if not settings.alpha > 0:
+        raise UsageError(f"--parity-alpha {settings.alpha}: give a positive number")
+    if settings.min_atom_count < 0:
+        raise UsageError(f"--min-atom-count {settings.min_atom_count}: give 0 or 1 (every cluster) or more")
+    if settings.max_token_clusters is not None and settings.max_token_clusters < 1:
+        raise UsageError(f"--max-token-clusters {settings.max_token_clusters}: give 1 or more (0 on the "
+                         "command line: no cap)")
 
     def trainer(num_merges: int, **alphabet) -> trainers.ParityBpeTrainer:
         return trainers.ParityBpeTrainer(

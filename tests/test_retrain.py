@@ -528,3 +528,23 @@ def test_words_keep_the_sentence_punctuation_of_every_script(parity_vs_bpe):
                 elif regex.search(rf"[\p{{L}}\p{{M}}]{mark}", piece):
                     checked.add(lang)
     assert len(checked) == 7
+
+
+def test_the_parity_knobs_on_the_command_line_reach_training_json(parallel_sets, tmp_path):
+    """--parity-alpha, --min-atom-count and --max-token-clusters (0: no cap) are what training.json
+    records; values the trainer cannot take are refused before any work."""
+    train, dev, devtest = parallel_sets
+    out = tmp_path / "tok"
+    result = run("retrain", str(train), "--vocab-size", "3500", "-o", str(out), "--target-parity", str(dev),
+                 "--held-out", str(devtest), "--parity-alpha", "2.5", "--min-atom-count", "1",
+                 "--max-token-clusters", "0", "-q", "-f", "json")
+    assert result.exit_code == 0, result.output
+    recorded = json.loads((out / "training.json").read_text("utf-8"))["arguments"]["parity"]
+    assert (recorded["alpha"], recorded["min_atom_count"], recorded["max_token_clusters"]) == (2.5, 1, None)
+    for option, value in (("--parity-alpha", "0"), ("--min-atom-count", "-1"), ("--max-token-clusters", "-2")):
+        refused = run("retrain", str(train), "--vocab-size", "1200", "-o", str(tmp_path / "no"),
+                      "--target-parity", str(dev), option, value)
+        assert refused.exit_code == 2 and option in refused.stderr and not (tmp_path / "no").exists()
+    with pytest.raises(UsageError, match="--max-token-clusters 0"):
+        retrain([train], output=tmp_path / "lib", vocab_size=1200, target_parity=dev, held_out=[devtest],
+                parity=ParitySettings(max_token_clusters=0))
