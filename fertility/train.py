@@ -232,7 +232,7 @@ def train_graphemes(texts: Callable[[], Iterator[str]], *, vocab_size: int, patt
 class ParitySettings:
     """How `tokenizers`' ParityBpeTrainer is run (see README: the combination that was measured)."""
 
-    variant: str = DEFAULT_PARITY_VARIANT  # or "window"
+    variant: str = DEFAULT_PARITY_VARIANT  # "window" or "base"
     global_merges: float = DEFAULT_GLOBAL_MERGES  # share of the merges learned as plain BPE first
     window_size: int = 100
     alpha: float = DEFAULT_PARITY_ALPHA  # window variant
