@@ -128,15 +128,6 @@ def separate_audits(gpt2, flores):
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    """Three languages of the bundled parallel samples (real text): spaced and unspaced scripts."""
-    root = tmp_path_factory.mktemp("small")
-    for lang in ("ben_Beng", "eng_Latn", "zho_Hans"):
-        shutil.copy(samples_dir() / f"{lang}.txt", root / f"{lang}.txt")
-    return root
-
-
-@pytest.fixture(scope="module")
 def small_comparison(gpt2, small):
     raw_cl100k()
     return compare_live(gpt2, CL100K, [small])

