@@ -68,7 +68,9 @@ def needs_segmenter(codes: np.ndarray) -> np.ndarray:
     Extended_Pictographic character, GB11)?"""
     _, _, pictographic, _, _ = tables()
     out = codes > 0xFFFF
-    out[:-1] |= (codes[:-1] == 0x200D) & pictographic[np.minimum(codes[1:], 0xFFFF)] & (codes[1:] <= 0xFFFF)
+    zwj = np.flatnonzero(codes[:-1] == 0x200D)  # few: look up only the characters after them
+    after = codes[zwj + 1]
+    out[zwj[(after <= 0xFFFF) & pictographic[np.minimum(after, 0xFFFF)]]] = True
     return out
 
 
@@ -85,12 +87,13 @@ def joins(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
     cls_table, incb_table, _, joined, conjuncts = tables()
     if len(codes) < 2:
         return np.zeros(max(len(codes) - 1, 0), dtype=bool)
-    cls = cls_table[np.minimum(codes, 0xFFFF)]
+    clipped = np.minimum(codes, 0xFFFF)  # astral texts are redone by the segmenter
+    cls = cls_table[clipped]
     keep = joined[cls[:-1], cls[1:]]
     if conjuncts:
         # GB9c as `regex` applies it: [Extend Linker]* Linker [Extend Linker]* x Consonant; the
         # standard also wants a Consonant before the marks, `regex` does not (অ্যা is one cluster)
-        incb = incb_table[np.minimum(codes, 0xFFFF)]
+        incb = incb_table[clipped]
         marks = (incb == LINKER) | (incb == INCB_EXTEND)
         candidates = np.flatnonzero((incb[1:] == CONSONANT) & marks[:-1])  # i: a consonant after marks at i
         if len(candidates):
