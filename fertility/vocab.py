@@ -89,39 +89,42 @@ def scripts_of(texts: list[str]) -> list[str]:
     return [COMMON if b < 0 else names[a] if a == b else MIXED for a, b in zip(least.tolist(), most.tolist())]
 
 
-def entries(tokenizer: Any) -> list[tuple[int, bytes | None, str]] | None:
-    """(id, bytes, kind) for every id of the tokenizer's vocabulary, or None when it has none
-    (the baselines). A backend may provide its own `vocabulary()` returning the same list."""
+def _vocabulary(tokenizer: Any) -> tuple[str, Any] | None:
+    """Where a tokenizer's vocabulary is read from: (kind, object), or None (the baselines)."""
     own = getattr(tokenizer, "vocabulary", None)
     if callable(own):
-        return own()
+        return "own", own
     from .backends._baselines import _Baseline
     if isinstance(tokenizer, _Baseline):
         return None
-    if hasattr(tokenizer, "encoding"):
-        return _tiktoken_entries(tokenizer.encoding)
-    if hasattr(tokenizer, "processor"):
-        return _spm_entries(tokenizer.processor)
-    if hasattr(tokenizer, "tokenizer"):
-        return _hf_entries(tokenizer.tokenizer)
+    for kind in ("encoding", "processor", "tokenizer"):  # tiktoken, SentencePiece, Hugging Face
+        if hasattr(tokenizer, kind):
+            return kind, getattr(tokenizer, kind)
     return None
+
+
+def entries(tokenizer: Any) -> list[tuple[int, bytes | None, str]] | None:
+    """(id, bytes, kind) for every id of the tokenizer's vocabulary, or None when it has none
+    (the baselines). A backend may provide its own `vocabulary()` returning the same list."""
+    found = _vocabulary(tokenizer)
+    if found is None:
+        return None
+    kind, source = found
+    listing = {"own": lambda v: v(), "encoding": _tiktoken_entries, "processor": _spm_entries,
+               "tokenizer": _hf_entries}[kind]
+    return listing(source)
 
 
 def size(tokenizer: Any) -> int | None:
     """`len(entries(tokenizer))` without listing them (an audit needs only the number)."""
-    own = getattr(tokenizer, "vocabulary", None)
-    if callable(own):
-        return len(own())
-    from .backends._baselines import _Baseline
-    if isinstance(tokenizer, _Baseline):
+    found = _vocabulary(tokenizer)
+    if found is None:
         return None
-    if hasattr(tokenizer, "encoding"):
-        return tokenizer.encoding.n_vocab
-    if hasattr(tokenizer, "processor"):
-        return tokenizer.processor.get_piece_size()
-    if hasattr(tokenizer, "tokenizer"):
-        return len(tokenizer.tokenizer.get_vocab(with_added_tokens=True))
-    return None
+    kind, source = found
+    counting = {"own": lambda v: len(v()), "encoding": lambda e: e.n_vocab,
+                "processor": lambda p: p.get_piece_size(),
+                "tokenizer": lambda t: len(t.get_vocab(with_added_tokens=True))}[kind]
+    return counting(source)
 
 
 def _tiktoken_entries(encoding) -> list[tuple[int, bytes | None, str]]:
