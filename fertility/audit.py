@@ -146,7 +146,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
                        vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
-                       intervals=intervals(tracked, names) if tracked is not None else {})
+                       intervals=intervals(tracked, names) if tracked is not None else {}, mix=mix)
 
 
 class _Meanwhile:

@@ -248,21 +248,9 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
-    if fmt == "html" and (shard or sample or engine != "local" or lang_field or skip_bad_records
-                          or text_field != "text" or stdin_lang):
-        raise UsageError("-f html reads .txt corpora with the local engine; for --shard, sampling, --engine dask "
-                         "or record fields, write -f json and render it with `fertility report`")
-    if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
-        from .report import audit_for_report
-        from .report_html import bundle, page
+    if fmt == "html":
+        from .report_html import bundle
         bundle()  # vl-convert-python is there, before the work
-        with progress_bars(not quiet) as progress:
-            built = audit_for_report(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
-                                     doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
-                                     progress=progress, diagnose=findings, reference=reference,
-                                     mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
-        write_or_echo(page(built), output, force)
-        return
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
@@ -679,7 +667,7 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
             console.print(footer(result), end="", highlight=False)
         return
     text = {
-        "html": lambda: _audit_html(result),
+        "html": lambda: _audit_html(result, findings),
         "csv": lambda: render.to_csv(result.to_frame(by=by)),
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
@@ -690,10 +678,11 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
     write_or_echo(text, output, force)
 
 
-def _audit_html(result) -> str:
-    from .report import Report
+def _audit_html(result, findings: bool) -> str:
+    """The page of the audit's JSON: `fertility report` on the saved JSON draws the same page."""
+    from .report import audit_report
     from .report_html import page
-    return page(Report("fertility audit", result))
+    return page(audit_report(result, findings=findings))
 
 
 def main() -> None:

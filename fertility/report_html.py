@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from .errors import UsageError
 from .report import Report, charts_of, language_rows
 from .results import ALL
 
-INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python)"
+INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python and uharfbuzz)"
 
 _CAPTIONS = {
     "chars-per-token": "How much text each language gets per token, per tokenizer.",
@@ -48,7 +49,7 @@ _COLUMNS = [("tokenizer", "tokenizer", "text"), ("lang", "language", "text"), ("
             ("continuation_token_share", "continuation tokens", "share"),
             ("renyi_efficiency", "Rényi efficiency (α=2.5)", "ratio")]
 _HIDDEN = {"n_graphemes", "n_words", "n_split_words", "n_unknown_tokens", "n_byte_tokens", "n_boundaries",
-           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token", "premium_ci_low", "premium_ci_high"}
+           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token"}
 
 _STYLE = """
 body { font-family: %(font)s; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }
@@ -73,9 +74,17 @@ code { font-size: 0.9em; } .wide { overflow-x: auto; }
 def bundle() -> str:
     """vega + vega-lite + vega-embed as one script that sets window.vegaEmbed."""
     try:
-        import vl_convert
+        import vl_convert  # noqa: F401 - only whether it is there
     except ImportError:
         raise UsageError(f"-f html needs vl-convert-python: {INSTALL_HINT}") from None
+    return _bundle()
+
+
+@cache
+def _bundle() -> str:
+    """Built once per process: vl-convert bundles the scripts anew on every call, in seconds."""
+    import vl_convert
+
     return vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;")
 
 
@@ -222,7 +231,7 @@ def page(report: Report) -> str:
         sections.append(f'<div class="chart"><div id="chart-{chart_id}" data-chart="{chart_id}"></div>'
                         f'<div class="caption">{html.escape(_CAPTIONS.get(chart_id, ""))}</div></div>')
     if result is not None:
-        sections.append("<h2>Per language</h2>" + table(language_rows(result, report.intervals)))
+        sections.append("<h2>Per language</h2>" + table(language_rows(result)))
         if result.vocabularies:
             sections.append("<h2>Vocabulary</h2>" + _vocab_table(result))
         if result.has_findings:
@@ -270,20 +279,45 @@ def check_figures(folder: Path, names: list[str], *, force: bool) -> None:
 
 def figures(report: Report, folder: Path, *, force: bool = False) -> list[Path]:
     """Each chart as SVG and PNG (2x) for papers; returns the files written."""
-    try:
-        import vl_convert
-    except ImportError:
-        raise UsageError(f"--figures needs vl-convert-python: {INSTALL_HINT}") from None
+    from importlib.util import find_spec
+
+    for module, package in (("vl_convert", "vl-convert-python"), ("uharfbuzz", "uharfbuzz")):
+        if find_spec(module) is None:
+            raise UsageError(f"--figures needs {package}: {INSTALL_HINT}")
     from .output import make_folder, replace_files
 
     check_figures(folder, figure_files(report), force=force)
     if not folder.exists():
         make_folder(folder)
     files = []
+    missing: set[str] = set()
     for chart_id, spec in charts_of(report).items():
-        full = {**spec, "config": charts.config()}
-        svg, png = vl_convert.vegalite_to_svg(full), vl_convert.vegalite_to_png(full, scale=2)
+        svg, png, lacking = figure(spec)
+        missing |= lacking
         files += [(f"{chart_id}.svg", lambda path, data=svg: path.write_text(data, encoding="utf-8")),
                   (f"{chart_id}.png", lambda path, data=png: path.write_bytes(data))]
     replace_files(folder, files)
+    if missing:
+        import warnings
+
+        from .errors import FertilityWarning
+
+        warnings.warn(f"--figures: no Noto font holds {' '.join(sorted(missing))!r}, so those labels are set by the "
+                      f"SVG renderer's fallback font (install {FONT_PACKAGES}, or set FERTILITY_FONT_DIRS)",
+                      FertilityWarning, stacklevel=2)
     return [folder / name for name, _ in files]
+
+
+FONT_PACKAGES = "Debian: fonts-noto-core fonts-noto-cjk"
+
+
+def figure(spec: dict[str, Any], *, scale: float = 2) -> tuple[str, bytes, set[str]]:
+    """One chart as SVG and PNG, and the text clusters no Noto font could draw. Vega lays the
+    chart out (vl-convert); the text is shaped by HarfBuzz and written as outlines
+    (outlines.py: vl-convert's own renderer mis-shapes Indic labels), then rasterized."""
+    import vl_convert
+
+    from .outlines import outline_svg
+
+    svg, missing = outline_svg(vl_convert.vegalite_to_svg({**spec, "config": charts.config()}))
+    return svg, vl_convert.svg_to_png(svg, scale=scale), missing
