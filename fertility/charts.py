@@ -197,20 +197,29 @@ def ceiling(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def ratios(rows: Sequence[Mapping[str, Any]], a: str, b: str) -> dict[str, Any]:
-    """compare: chars/token of B over A per language, with the paired bootstrap interval."""
-    values = _records([{"lang": r["lang"], "label": label(r["lang"], r["script"]) if r["lang"] != "ALL" else "ALL",
+    """compare: chars/token of B over A per language, with the paired bootstrap interval. ALL
+    (every language) is not one of the sorted languages: a dashed line, its value in the subtitle."""
+    values = _records([{"lang": r["lang"], "label": label(r["lang"], r["script"]),
                         "ratio": r["chars_per_token_ratio"], "ci_low": r.get("ratio_ci_low"),
-                        "ci_high": r.get("ratio_ci_high")} for r in rows])
+                        "ci_high": r.get("ratio_ci_high")} for r in rows if r["lang"] != "ALL"])
+    every = _records([{"ratio": r["chars_per_token_ratio"], "ci_low": r.get("ratio_ci_low"),
+                       "ci_high": r.get("ratio_ci_high")} for r in rows if r["lang"] == "ALL"])
     y = _y(_order(values, "ratio"))
-    return _base(f"{b} against {a}", "chars/token of B over A: above 1, B packs more text per token; "
-                 "bars: 95% paired bootstrap interval", values, height={"step": 18}, layer=[
-                     {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}},
-                     {"mark": {"type": "rule"}, "encoding": {
-                         "y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
-                     {"mark": {"type": "point", "filled": True, "tooltip": True}, "encoding": {
-                         "y": y, "x": {"field": "ratio", "type": "quantitative", "title": "B/A chars per token",
-                                       "scale": {"zero": False}}}},
-                 ])
+    layer: list[dict[str, Any]] = [{"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}}]
+    subtitle = ["chars/token of B over A: above 1, B packs more text per token; bars: 95% paired bootstrap interval"]
+    if every and every[0]["ratio"] is not None:
+        whole = every[0]
+        interval = f" ({whole['ci_low']:.3f}–{whole['ci_high']:.3f})" if whole["ci_low"] is not None else ""
+        subtitle.append(f"dashed line: all languages together (ALL), B/A = {whole['ratio']:.3f}{interval}")
+        layer.append({"data": {"values": [{"ratio": whole["ratio"]}]},
+                      "mark": {"type": "rule", "color": "#e45756", "strokeDash": [6, 4]},
+                      "encoding": {"x": {"field": "ratio", "type": "quantitative"}}})
+    layer += [{"mark": {"type": "rule"}, "encoding": {
+                  "y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
+              {"mark": {"type": "point", "filled": True, "tooltip": True}, "encoding": {
+                  "y": y, "x": {"field": "ratio", "type": "quantitative", "title": "B/A chars per token",
+                                "scale": {"zero": False}}}}]
+    return _base(f"{b} against {a}", subtitle, values, height={"step": 18}, layer=layer)
 
 
 def before_after(rows: Sequence[Mapping[str, Any]], before: str, after: str) -> dict[str, Any]:

@@ -102,6 +102,8 @@ def _cell(value: Any, kind: str) -> str:
         return f"{int(value):,}"
     if kind == "share":
         return f"{100 * value:.1f}%"
+    if kind == "signed":
+        return f"{value:+.3f}"
     return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
 
 
@@ -192,14 +194,39 @@ def _checks_table(checks) -> str:
 
 
 def _comparison_table(comparison) -> str:
-    keep = ["lang", "script", "chars_per_token_a", "chars_per_token_b", "chars_per_token_ratio", "ratio_ci_low",
-            "ratio_ci_high", "premium_a", "premium_b"]
-    rows = comparison.frame.to_dict(orient="records")
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in keep)
-    body = "".join("<tr>" + "".join(f"<td class='{'text' if k in ('lang', 'script') else 'num'}'>"
-                                    f"{_cell(r.get(k), 'text' if k in ('lang', 'script') else 'ratio')}</td>"
-                                    for k in keep) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    """The comparison with human headers (the tokenizers named), ALL last and in bold."""
+    a, b = html.escape(comparison.a), html.escape(comparison.b)
+    columns = [("lang", "language", "text"), ("script", "script", "text"),
+               ("chars_per_token_a", f"chars/token A ({a})", "num"), ("chars_per_token_b", f"chars/token B ({b})", "num"),
+               ("chars_per_token_diff", "B − A", "signed"), ("chars_per_token_ratio", "B/A", "num"),
+               ("interval", "95% interval of B/A", "text"), ("premium_a", "premium A", "num"),
+               ("premium_b", "premium B", "num")]
+    head = "".join(f'<th class="{"text" if kind == "text" else "num"}">{title}</th>' for _, title, kind in columns)
+    body = []
+    for r in comparison.frame.to_dict(orient="records"):
+        low, high = r.get("ratio_ci_low"), r.get("ratio_ci_high")
+        shown = {**r, "lang": charts.label(r["lang"], r["script"]) if r["lang"] != ALL else "ALL (every language)",
+                 "interval": "n/a" if _missing(low) or _missing(high) else f"{low:.3f}–{high:.3f}"}
+        cells = "".join(f'<td class="{kind}">{_cell(shown.get(key), kind if kind != "num" else "ratio")}</td>'
+                        for key, _, kind in columns)
+        body.append(f'<tr class="{"all" if r["lang"] == ALL else ""}">{cells}</tr>')
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _findings_diff(comparison, scripts: dict[str, str]) -> str:
+    """Findings whose severity differs, in words: a side without the finding says so."""
+    def side(name: str, severity: str | None) -> str:
+        return f"{html.escape(name)}: <b>{html.escape(severity)}</b>" if severity else f"{html.escape(name)}: no finding"
+    items = []
+    for d in comparison.findings_diff:
+        where = charts.label(d["lang"], scripts.get(d["lang"], "")) if d["lang"] else "every language"
+        items.append(f"<li><code>{html.escape(d['code'])}</code> {html.escape(where)}: {side(comparison.a, d['a'])} → "
+                     f"{side(comparison.b, d['b'])}<div class=\"caption\">{html.escape(d['message'])}</div></li>")
+    return f"<h3>Findings that differ</h3><ul>{''.join(items)}</ul>"
 
 
 def _signatures(report: Report) -> list[tuple[str, Any]]:
@@ -240,9 +267,8 @@ def page(report: Report) -> str:
         sections.append(f"<h2>{html.escape(report.comparison.b)} against {html.escape(report.comparison.a)}</h2>"
                         + _comparison_table(report.comparison))
         if report.comparison.findings_diff:
-            sections.append("<ul>" + "".join(f"<li><code>{html.escape(d['code'])}</code> {html.escape(str(d['lang']))}: "
-                                             f"{html.escape(str(d['a']))} → {html.escape(str(d['b']))}</li>"
-                                             for d in report.comparison.findings_diff) + "</ul>")
+            scripts = dict(zip(report.comparison.frame["lang"], report.comparison.frame["script"]))
+            sections.append(_findings_diff(report.comparison, scripts))
     footer = "".join(f"<div>signature ({html.escape(name)}): <code>{html.escape(sig.short())}</code>"
                      f"<details><summary>full signature</summary><pre>"
                      f"{html.escape(json.dumps(sig.to_dict(), ensure_ascii=False, indent=1))}</pre></details></div>"

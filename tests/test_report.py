@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -235,7 +236,7 @@ def test_compare_ratio_chart_and_retrain_before_after(live, tmp_path):
     drawn = charts_of(report)
     frame = report.comparison.frame
     ratios = {v["lang"]: v["ratio"] for v in values(drawn["ratios"])}
-    assert ratios == {r["lang"]: r["chars_per_token_ratio"] for r in frame.to_dict(orient="records")}
+    assert ratios == {r["lang"]: r["chars_per_token_ratio"] for r in frame.to_dict(orient="records") if r["lang"] != ALL}
     before = {v["lang"]: v["chars_per_token"] for v in values(drawn["before-after"]) if v["when"].startswith("before")}
     after = {v["lang"]: v["chars_per_token"] for v in values(drawn["before-after"]) if v["when"].startswith("after")}
     counts_b, counts_a = live.result.counts_for(gpt2), live.result.counts_for(cl100k)
@@ -250,7 +251,7 @@ def test_report_of_two_saved_audits_compares_them(tmp_path):
     built = saved_report([tmp_path / "a.json", tmp_path / "b.json"])
     expected = compare_saved(tmp_path / "a.json", tmp_path / "b.json").frame
     assert {v["lang"]: v["ratio"] for v in values(charts_of(built)["ratios"])} == \
-        {r["lang"]: r["chars_per_token_ratio"] for r in expected.to_dict(orient="records")}
+        {r["lang"]: r["chars_per_token_ratio"] for r in expected.to_dict(orient="records") if r["lang"] != ALL}
     assert built.result.tokenizers == ("bytes", "cl100k_base")
 
 
@@ -319,6 +320,63 @@ def browse(page: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProce
                            "--disable-component-update", "--no-first-run", f"--user-data-dir={profile}",
                            "--proxy-server=127.0.0.1:9", "--virtual-time-budget=30000", *extra, page.as_uri()],
                           check=False, capture_output=True, text=True, timeout=180)
+
+
+class _Text(HTMLParser):
+    """The text a reader sees: everything outside <script>, <style> and <title>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.skip += tag in ("script", "style", "title")
+
+    def handle_endtag(self, tag) -> None:
+        self.skip -= tag in ("script", "style", "title")
+
+    def handle_data(self, data) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def visible_text(dom: str) -> str:
+    parser = _Text()
+    parser.feed(dom)
+    return re.sub(r"\s+", " ", " ".join(parser.parts))
+
+
+def rendered(page: Path, tmp_path: Path) -> tuple[str, list[str]]:
+    """The DOM after the page's scripts ran in headless Chromium, and what they logged to the console."""
+    done = browse(page, tmp_path, "--dump-dom", "--enable-logging=stderr", "--v=0")
+    assert done.returncode == 0, done.stderr[-500:]
+    return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+
+
+def test_compare_page_in_chromium_speaks_words_and_keeps_all_apart(tmp_path):
+    """The compare page as Chromium renders it: human headers naming the tokenizers, languages
+    by name, a word where a side has no finding (never `None`), ALL outside the sorted chart,
+    and nothing logged to the console."""
+    chromium()
+    page = tmp_path / "compare.html"
+    result = run("compare", "-q", "bytes", CL100K, "-f", "html", "-o", page)
+    assert result.exit_code == 0, result.output
+    dom, console = rendered(page, tmp_path)
+    assert console == []
+    assert 'data-charts="done"' in dom
+    text = visible_text(dom.split("<footer>")[0])  # the footer's full signature is JSON, keys and all
+    assert "None" not in text and "null" not in text and "nan" not in text.split()
+    assert not re.search(r"\b[a-z]+_[a-z]+_[a-z]+\b", text)  # chars_per_token_a and the like
+    for header in ("language", "chars/token A (bytes)", "chars/token B (cl100k_base)", "B/A", "95% interval of B/A",
+                   "premium A", "premium B"):
+        assert f">{header}</th>" in dom.replace("&amp;", "&")
+    assert "Bengali বাংলা (ben_Beng)" in text and "ALL (every language)" in text
+    assert "bytes: no finding → cl100k_base: warning" in text
+    chart = dom.split('id="chart-ratios"')[1].split('class="caption"')[0]
+    drawn = [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", chart)]
+    assert len([t for t in drawn if re.search(r"\([a-z]{3}_[A-Z][a-z]{3}\)", t)]) == 14 and "ALL" not in drawn
+    assert "all languages together (ALL), B/A = " in chart
 
 
 def test_page_renders_offline_in_headless_chromium(live, tmp_path):
