@@ -177,11 +177,12 @@ def cli():
 
 TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) or "
                   f"SCHEME:REF with scheme {', '.join(BACKENDS)}; baselines: {', '.join(BASELINES)}. "
+                  f"NAME=SPEC names it in every table, chart and JSON (an existing path is never split). "
                   f"Default: {', '.join(DEFAULT_TOKENIZERS)}.")
 
 
 @cli.command()
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="[NAME=]SPEC", help=TOKENIZER_HELP)
 @click.argument("corpus", nargs=-1, type=click.Path())
 @click.option("--text-field", default="text", show_default=True, metavar="NAME",
               help="JSON-lines / Parquet / Arrow field holding the text.")
@@ -284,7 +285,7 @@ def merge(parts, partial, fmt, output, force):
 
 
 @cli.command()
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="[NAME=]SPEC", help=TOKENIZER_HELP)
 @click.argument("text", required=False)
 @click.option("--file", "file", type=click.Path(path_type=Path, dir_okay=False),
               help="Read the text from a UTF-8 file instead.")
@@ -304,9 +305,12 @@ def show(tokenizers, text, file, pattern):
     if file is not None:
         text = read_text_file(file)
     console = make_console()
-    for spec in tokenizers or DEFAULT_TOKENIZERS:
+    from .audit import split_name
+
+    for given in tokenizers or DEFAULT_TOKENIZERS:
+        name, spec = split_name(given)
         tokenizer = load_tokenizer(spec, pattern=pattern)
-        console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+        console.print(render_shown(name or tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
 
 
 @cli.command("tokenizers")
@@ -371,7 +375,7 @@ def list_tokenizers(as_json):
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
-@click.option("--compare-with", metavar="SPEC", help="Audit this tokenizer beside the new one.")
+@click.option("--compare-with", metavar="[NAME=]SPEC", help="Audit this tokenizer beside the new one.")
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
               help="Corpus for the before/after audit (default: the bundled parallel samples).")
 @click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
@@ -401,7 +405,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     for path in held_out:
         find_files(path)  # a folder holding no .txt files fails now, not after training
     if compare_with:
-        load_tokenizer(compare_with)
+        from .audit import split_name
+
+        load_tokenizer(split_name(compare_with)[1])
     console = stderr_console()
     result = run_retrain(list(corpus), output=out_dir, vocab_size=vocab_size, units=units,
                          pattern=baseline_pattern or train_pattern,
@@ -538,7 +544,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @cli.command()
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="fertility.toml or pyproject.toml ([tool.fertility]); default: found in the current folder.")
-@click.option("-t", "--tokenizer", metavar="SPEC", help="Tokenizer to check (overrides the config).")
+@click.option("-t", "--tokenizer", metavar="[NAME=]SPEC", help="Tokenizer to check (overrides the config).")
 @click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--min-chars-per-token", metavar="V|LANG=V,...", help="Minimum chars/token.")
 @click.option("--max-premium", metavar="V|LANG=V,...", help="Maximum premium against --reference.")
