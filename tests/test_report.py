@@ -308,9 +308,12 @@ def test_findings_draw_grapheme_cuts():
 
 
 def chromium() -> str:
+    """The browser, or a skip saying how to get it (a failure where CI installed it: see .ci/run)."""
     for name in ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return shutil.which(name)  # type: ignore[return-value]
+    if os.environ.get("FERTILITY_REQUIRE_SYSTEM_DEPS"):
+        pytest.fail("FERTILITY_REQUIRE_SYSTEM_DEPS is set but no headless Chromium is on PATH")
     pytest.skip("no headless Chromium (Debian: apt-get install chromium-headless-shell; CI installs it)")
 
 
@@ -549,6 +552,27 @@ def test_figure_renderer_shapes_bengali():
         columns = drawn.any(axis=0).nonzero()[0]
         return int(columns.max() - columns.min())
     assert width(ink("ক্ষ")) < width(ink("ক")) + width(ink("ষ"))
+
+
+def test_without_the_fonts_the_shaping_tests_skip_and_say_why(tmp_path):
+    """A machine without Noto: the shaping tests skip with the reason and the packages to install
+    (they failed before); with FERTILITY_REQUIRE_SYSTEM_DEPS (set by CI once it installed them)
+    they fail instead, so a broken install cannot pass as a skip."""
+    import sys
+
+    env = {**os.environ, "FERTILITY_FONT_DIRS": str(tmp_path / "no-fonts")}
+    env.pop("FERTILITY_REQUIRE_SYSTEM_DEPS", None)
+    tests = "tests/test_report.py::test_figure_renderer_shapes_bengali"
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout[-2000:]
+    assert "Noto fonts not installed (Noto Sans, Noto Sans Bengali" in done.stdout
+    assert "fonts-noto-core fonts-noto-cjk" in done.stdout
+    required = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], cwd=root,
+                              env={**env, "FERTILITY_REQUIRE_SYSTEM_DEPS": "1"}, capture_output=True, text=True,
+                              timeout=300, check=False)
+    assert required.returncode == 1 and "1 failed" in required.stdout, required.stdout[-2000:]
 
 
 def test_label_runs_take_each_cluster_from_the_first_noto_family_holding_it():
