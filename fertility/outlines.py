@@ -219,10 +219,10 @@ class Outliner:
 
     def element(self, attributes: str, content: str) -> str | None:
         """One `<text>` element as a group of glyphs, or None to leave it as it is."""
-        attrs = dict(_ATTRIBUTE.findall(attributes))
+        attrs = {key: html.unescape(value) for key, value in _ATTRIBUTE.findall(attributes)}
         families = [f.strip().strip("'\"") for f in attrs.get("font-family", "").split(",")]
         families = [f for f in families if f and f.lower() not in _GENERIC]
-        size = float(re.sub(r"px$", "", attrs.get("font-size", "12")) or 12)
+        size = _length(attrs.get("font-size", "12"), 12.0)
         weight = attrs.get("font-weight", "normal")
         bold = weight == "bold" or (weight.isdigit() and int(weight) >= 600)
         italic = attrs.get("font-style", "normal") in ("italic", "oblique")
@@ -231,12 +231,12 @@ class Outliner:
         anchor = attrs.get("text-anchor", "start")
         uses, y = [], 0.0
         for line_attrs, text in lines:
-            y += float(line_attrs.get("dy", 0) or 0)
+            y += _length(line_attrs.get("dy", "0"), size)
             drawn = self.line(text, families, size, bold, italic)
             if drawn is None:
                 return None
             glyphs, width = drawn
-            x0 = float(line_attrs.get("x", 0) or 0) - {"middle": width / 2, "end": width}.get(anchor, 0.0)
+            x0 = _length(line_attrs.get("x", "0"), size) - {"middle": width / 2, "end": width}.get(anchor, 0.0)
             uses += [f'<use xlink:href="#{gid}" transform="translate({x0 + x:.2f},{y + dy:.2f}) scale({s:.5g},{-s:.5g})"/>'
                      for gid, x, dy, s in glyphs if self.glyphs[_key(gid)]]
         keep = " ".join(f'{k}="{v}"' for k, v in attrs.items()
@@ -254,6 +254,14 @@ class Outliner:
             out = out.replace("<svg ", '<svg xmlns:xlink="http://www.w3.org/1999/xlink" ', 1)
         opening = out.index(">", out.index("<svg")) + 1
         return f"{out[:opening]}<defs>{defs}</defs>{out[opening:]}"
+
+
+def _length(value: str, size: float) -> float:
+    """An SVG length as Vega writes them (`12`, `12px`, `1.2em`), in pixels."""
+    number = re.match(r"\s*(-?[\d.]+(?:e-?\d+)?)\s*(px|em)?\s*$", value or "0")
+    if number is None:
+        return 0.0
+    return float(number.group(1)) * (size if number.group(2) == "em" else 1.0)
 
 
 def _key(glyph_ref: str) -> tuple[str, int]:
