@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
+
+import regex
 
 from fertility.diagnose.evidence import assemble
 from fertility.diagnose.rules import Thresholds
@@ -27,10 +29,49 @@ from .errors import UsageError
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 
 
-def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[str]:
-    """Row labels: each tokenizer's short name, or its full spec where two names collide."""
+def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str],
+                 given: Sequence[str | None] | None = None) -> list[str]:
+    """Row labels: the display name given (`NAME=SPEC`), else each tokenizer's short name, or
+    its full spec where two short names collide. Two tokenizers may not share a label."""
     names = [t.name for t in tokenizers]
-    return [spec if names.count(name) > 1 else name for name, spec in zip(names, specs)]
+    labels = [chosen or (spec if names.count(name) > 1 else name)
+              for name, spec, chosen in zip(names, specs, given or [None] * len(names))]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice and given and any(chosen in twice for chosen in given):
+        raise UsageError(f"two tokenizers would be named {twice[0]!r}: give each -t NAME=SPEC its own NAME")
+    if twice:
+        raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
+    return labels
+
+
+# A display name: letters, digits and `_ . + @ ( ) -` (spaces inside), so that a path (`/`, `\`)
+# or a scheme (`hf:`, `tiktoken:`) before an `=` is never taken for one.
+_NAME = regex.compile(r"\w(?:[\w .+@()-]{0,78}[\w.+@()-])?")
+
+
+def split_name(spec: str) -> tuple[str | None, str]:
+    """`NAME=SPEC` -> (NAME, SPEC); any other spec -> (None, spec). Split on the first `=` only,
+    and only when what precedes it is a name and the whole string is not an existing path (a
+    path may hold `=`, as Hive partitions do: the path wins)."""
+    name, sep, rest = spec.partition("=")
+    if not sep or not _NAME.fullmatch(name) or Path(spec).exists():
+        return None, spec
+    if not rest.strip():
+        raise UsageError(f"-t {spec!r}: no tokenizer spec after '{name}='")
+    return name, rest
+
+
+def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
+          ) -> tuple[list[str | Tokenizer], list[str | None]]:
+    """Specs (or loaded tokenizers) and their display names: from `NAME=SPEC` strings, or the
+    keys of a {name: spec} mapping (the library's way to name them)."""
+    if isinstance(tokenizers, Mapping):
+        for name in tokenizers:
+            if not isinstance(name, str) or not _NAME.fullmatch(name):
+                raise UsageError(f"{name!r} is not a tokenizer name (letters, digits, spaces and _ . + @ ( ) -)")
+        return list(tokenizers.values()), list(tokenizers)
+    pairs = [split_name(t) if isinstance(t, str) else (None, t) for t in tokenizers]
+    return [spec for _, spec in pairs], [name for name, _ in pairs]
 
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
@@ -58,7 +99,7 @@ def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> d
     return settings
 
 
-def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
+def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
@@ -68,6 +109,9 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
           frames: bool = True) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
+
+    `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, or a mapping of
+    display names to either; the names label every row, chart and signature entry.
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
     into findings against `reference` and the optional content `mix`. `observers(name)` may
@@ -83,12 +127,11 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         diagnose = False
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
-    specs = [t if isinstance(t, str) else t.name for t in tokenizers]
+    given_specs, given = named(tokenizers)
+    specs = [t if isinstance(t, str) else t.name for t in given_specs]
     loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
-              for t in tokenizers]
-    names = unique_names(loaded, specs)
-    if len(set(names)) < len(names):
-        raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
+              for t in given_specs]
+    names = unique_names(loaded, specs, given)
     if isinstance(corpus, Corpus):
         stream = None
         documents = corpus.documents
@@ -120,13 +163,13 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         if watchers and any(watchers):
             raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
                              "comparisons); use the local engine for those")
-        from .engine import dask as dask_engine
+        from fertility.engine import dask as dask_engine
         total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
                                 scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
     else:
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
-                    specs=[t if isinstance(t, str) else None for t in tokenizers],
+                    specs=[t if isinstance(t, str) else None for t in given_specs],
                     load_options={"pattern": pattern, "normalize": normalize},
                     advance=advance, observe=watchers if watchers and any(watchers) else None,
                     chunk_bytes=chunk_bytes, meanwhile=early.run)
@@ -147,7 +190,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
                        vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
-                       intervals=intervals(tracked, names) if tracked is not None else {})
+                       intervals=intervals(tracked, names) if tracked is not None else {}, mix=mix)
 
 
 class _Meanwhile:
@@ -197,4 +240,4 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
     return rows, unseen_tokens
 
 
-__all__ = ["Progress", "audit", "engine_settings", "unique_names"]
+__all__ = ["Progress", "audit", "engine_settings", "named", "split_name", "unique_names"]

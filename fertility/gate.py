@@ -174,7 +174,7 @@ class GateReport:
         return summary_markdown(list(self.checks), self.signature)
 
     def junit(self) -> str:
-        return junit_xml(list(self.checks))
+        return junit_xml(list(self.checks), tokenizer=next(iter(self.signature.tokenizers), ""))
 
 
 def run(config: GateConfig) -> GateReport:
@@ -243,11 +243,13 @@ def summary_markdown(checks: list[Check], signature: Signature) -> str:
     return "\n".join(lines) + "\n"
 
 
-def junit_xml(checks: list[Check]) -> str:
-    suite = ElementTree.Element("testsuite", name="fertility check", tests=str(len(checks)),
-                                failures=str(sum(not c.passed for c in checks)))
+def junit_xml(checks: list[Check], *, tokenizer: str = "") -> str:
+    """One test case per check, named by its language and the tokenizer's display name."""
+    suite = ElementTree.Element("testsuite", name=f"fertility check: {tokenizer}" if tokenizer else "fertility check",
+                                tests=str(len(checks)), failures=str(sum(not c.passed for c in checks)))
     for check in checks:
-        case = ElementTree.SubElement(suite, "testcase", classname=f"fertility.{check.threshold}", name=check.lang)
+        case = ElementTree.SubElement(suite, "testcase", classname=f"fertility.{check.threshold}",
+                                      name=f"{check.lang} ({tokenizer})" if tokenizer else check.lang)
         if not check.passed:
             failure = ElementTree.SubElement(case, "failure", message=f"{check.threshold} {check.lang}: "
                                              f"measured {check.measured:.4g}, limit {check.limit:.4g}")

@@ -79,7 +79,7 @@ def test_the_cli_json_is_what_to_dict_writes(result, small):
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     assert list(payload) == ["fertility_version", "signature", "signature_short", "by", "rows", "findings",
-                             "reference", "balance", "vocabulary", "tokens_never_produced"]
+                             "reference", "balance", "vocabulary", "tokens_never_produced", "pretokens"]
     # issue 11's keys after the old ones
     expected = json.loads(json.dumps(result.to_dict()))
     assert payload["rows"] == expected["rows"]

@@ -92,7 +92,16 @@ def test_bad_shard_spec(corpus, bad):
     assert done.stderr.startswith(f"fertility: error: --shard {bad!r}: expected K/N")
 
 
-def test_html_output_refuses_options_it_would_ignore(corpus):
+def test_html_output_of_a_shard_is_the_page_of_its_json(corpus, tmp_path):
+    """-f html draws the audit's JSON, so a shard's page is what `fertility report` draws of its part."""
+    pytest.importorskip("vl_convert", reason="vl-convert-python (the report extra) is not installed")
     done = run("audit", corpus, "-t", "bytes", "--shard", "1/2", "-f", "html")
-    assert done.exit_code == 2
-    assert done.stderr.startswith("fertility: error: -f html reads .txt corpora with the local engine")
+    assert done.exit_code == 0, done.stderr
+    part = tmp_path / "part.json"
+    assert run("audit", corpus, "-t", "bytes", "--shard", "1/2", "-f", "json", "-o", part).exit_code == 0
+    rebuilt = run("report", part)
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+
+    def specs(page: str) -> str:
+        return page.split("const FERTILITY_SPECS = ")[1].split(";\n")[0]
+    assert specs(done.stdout) == specs(rebuilt.stdout)

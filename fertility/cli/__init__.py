@@ -177,11 +177,12 @@ def cli():
 
 TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) or "
                   f"SCHEME:REF with scheme {', '.join(BACKENDS)}; baselines: {', '.join(BASELINES)}. "
+                  f"NAME=SPEC names it in every table, chart and JSON (an existing path is never split). "
                   f"Default: {', '.join(DEFAULT_TOKENIZERS)}.")
 
 
 @cli.command()
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="[NAME=]SPEC", help=TOKENIZER_HELP)
 @click.argument("corpus", nargs=-1, type=click.Path())
 @click.option("--text-field", default="text", show_default=True, metavar="NAME",
               help="JSON-lines / Parquet / Arrow field holding the text.")
@@ -248,21 +249,9 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
     output = output_target(output, force=force)
-    if fmt == "html" and (shard or sample or engine != "local" or lang_field or skip_bad_records
-                          or text_field != "text" or stdin_lang):
-        raise UsageError("-f html reads .txt corpora with the local engine; for --shard, sampling, --engine dask "
-                         "or record fields, write -f json and render it with `fertility report`")
-    if fmt == "html":  # also per-document tokens, for the premiums' bootstrap intervals
-        from fertility.report.contents import audit_for_report
-        from fertility.report.html import bundle, page
+    if fmt == "html":
+        from fertility.report.html import bundle
         bundle()  # vl-convert-python is there, before the work
-        with progress_bars(not quiet) as progress:
-            built = audit_for_report(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
-                                     doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
-                                     progress=progress, diagnose=findings, reference=reference,
-                                     mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache)
-        write_or_echo(page(built), output, force)
-        return
     with progress_bars(not quiet) as progress:
         result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
@@ -296,7 +285,7 @@ def merge(parts, partial, fmt, output, force):
 
 
 @cli.command()
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="SPEC", help=TOKENIZER_HELP)
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, metavar="[NAME=]SPEC", help=TOKENIZER_HELP)
 @click.argument("text", required=False)
 @click.option("--file", "file", type=click.Path(path_type=Path, dir_okay=False),
               help="Read the text from a UTF-8 file instead.")
@@ -316,9 +305,12 @@ def show(tokenizers, text, file, pattern):
     if file is not None:
         text = read_text_file(file)
     console = make_console()
-    for spec in tokenizers or DEFAULT_TOKENIZERS:
+    from fertility.audit import split_name
+
+    for given in tokenizers or DEFAULT_TOKENIZERS:
+        name, spec = split_name(given)
         tokenizer = load_tokenizer(spec, pattern=pattern)
-        console.print(render_shown(tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+        console.print(render_shown(name or tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
 
 
 @cli.command("tokenizers")
@@ -383,7 +375,7 @@ def list_tokenizers(as_json):
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
-@click.option("--compare-with", metavar="SPEC", help="Audit this tokenizer beside the new one.")
+@click.option("--compare-with", metavar="[NAME=]SPEC", help="Audit this tokenizer beside the new one.")
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
               help="Corpus for the before/after audit (default: the bundled parallel samples).")
 @click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
@@ -413,7 +405,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     for path in held_out:
         find_files(path)  # a folder holding no .txt files fails now, not after training
     if compare_with:
-        load_tokenizer(compare_with)
+        from fertility.audit import split_name
+
+        load_tokenizer(split_name(compare_with)[1])
     console = stderr_console()
     result = run_retrain(list(corpus), output=out_dir, vocab_size=vocab_size, units=units,
                          pattern=baseline_pattern or train_pattern,
@@ -550,7 +544,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @cli.command()
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="fertility.toml or pyproject.toml ([tool.fertility]); default: found in the current folder.")
-@click.option("-t", "--tokenizer", metavar="SPEC", help="Tokenizer to check (overrides the config).")
+@click.option("-t", "--tokenizer", metavar="[NAME=]SPEC", help="Tokenizer to check (overrides the config).")
 @click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--min-chars-per-token", metavar="V|LANG=V,...", help="Minimum chars/token.")
 @click.option("--max-premium", metavar="V|LANG=V,...", help="Maximum premium against --reference.")
@@ -679,7 +673,7 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
             console.print(footer(result), end="", highlight=False)
         return
     text = {
-        "html": lambda: _audit_html(result),
+        "html": lambda: _audit_html(result, findings),
         "csv": lambda: render.to_csv(result.to_frame(by=by)),
         "markdown": lambda: render.to_markdown(result.to_frame(by=by), result.signature, findings=shown),
         "table": lambda: render.to_text_table(result.to_frame(by=by), result.signature, findings=shown),
@@ -690,10 +684,11 @@ def emit(fmt: str, output: Path | None, force: bool, *, result, findings: bool =
     write_or_echo(text, output, force)
 
 
-def _audit_html(result) -> str:
-    from fertility.report.contents import Report
+def _audit_html(result, findings: bool) -> str:
+    """The page of the audit's JSON: `fertility report` on the saved JSON draws the same page."""
+    from fertility.report.contents import audit_report
     from fertility.report.html import page
-    return page(Report("fertility audit", result))
+    return page(audit_report(result, findings=findings))
 
 
 def main() -> None:

@@ -13,12 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
-# System fonts by name: Chromium and vl-convert fall back along the list per character, so
-# Bengali, Tamil, Ethiopic and CJK labels are drawn with real glyphs (fonts-noto-core, -cjk).
+# One font family, Noto, as one CSS list: a browser takes each character from the first family
+# that holds it and shapes each run with HarfBuzz; the figures do the same (outlines.py). Latin,
+# Greek and Cyrillic are in Noto Sans; every script a label can show has its family here.
 FONTS = ("Noto Sans", "Noto Sans Bengali", "Noto Sans Devanagari", "Noto Sans Tamil", "Noto Sans Telugu",
          "Noto Sans Ethiopic", "Noto Sans Sinhala", "Noto Sans Khmer", "Noto Sans Myanmar", "Noto Sans Thai",
-         "Noto Sans Arabic", "Noto Naskh Arabic", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR",
-         "sans-serif")
+         "Noto Sans Arabic", "Noto Sans Gujarati", "Noto Sans Gurmukhi", "Noto Sans Malayalam",
+         "Noto Sans Kannada", "Noto Sans Oriya", "Noto Sans Hebrew", "Noto Sans CJK SC", "Noto Sans CJK JP",
+         "Noto Sans CJK KR", "sans-serif")
 FONT = ", ".join(f"'{f}'" if " " in f else f for f in FONTS)
 
 # language code (ISO 639-3, or 639-1) -> (English name, autonym)
@@ -110,26 +112,19 @@ def chars_per_token(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def premium(rows: Sequence[Mapping[str, Any]], reference: str) -> dict[str, Any]:
-    """Token premium against the reference (point, with its bootstrap interval when known) and
-    its encoding part, the byte premium (tick): the gap between them is the tokenizer's."""
+    """Token premium against the reference (point) and its encoding part, the byte premium
+    (tick): the gap between them is the tokenizer's."""
     values = _records([{"tokenizer": r["tokenizer"], "lang": r["lang"], "script": r["script"],
                         "label": label(r["lang"], r["script"]), "premium": r["premium"],
-                        "ci_low": r.get("ci_low"), "ci_high": r.get("ci_high"),
                         "byte_premium": r.get("byte_premium")} for r in rows])
     series = len({v["tokenizer"] for v in values})
     y, offset = _y(_order(values, "premium")), {"field": "tokenizer", "type": "nominal"}
     color = {"field": "tokenizer", "type": "nominal", "title": "tokenizer"}
-    intervals = any(v["ci_low"] is not None for v in values)
     return _base(f"Token premium against {reference}",
-                 ["tokens for the same content, 1 = as cheap as the reference" + (
-                     "; bars: 95% bootstrap interval" if intervals else " (saved audit: no intervals)"),
-                  ("over documents; " if intervals else "") + "black tick: byte premium (the part the UTF-8 "
-                  "encoding explains)"], values,
+                 ["tokens for the same content, 1 = as cheap as the reference;",
+                  "black tick: byte premium (the part the UTF-8 encoding explains)"], values,
                  height=_height(series), layer=[
                      {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}},
-                     {"mark": {"type": "rule"}, "encoding": {
-                         "y": y, "yOffset": offset, "color": color,
-                         "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
                      {"mark": {"type": "point", "filled": True, "tooltip": True}, "encoding": {
                          "y": y, "yOffset": offset, "color": color,
                          "x": {"field": "premium", "type": "quantitative", "title": "premium (x reference)"}}},
@@ -202,20 +197,29 @@ def ceiling(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def ratios(rows: Sequence[Mapping[str, Any]], a: str, b: str) -> dict[str, Any]:
-    """compare: chars/token of B over A per language, with the paired bootstrap interval."""
-    values = _records([{"lang": r["lang"], "label": label(r["lang"], r["script"]) if r["lang"] != "ALL" else "ALL",
+    """compare: chars/token of B over A per language, with the paired bootstrap interval. ALL
+    (every language) is not one of the sorted languages: a dashed line, its value in the subtitle."""
+    values = _records([{"lang": r["lang"], "label": label(r["lang"], r["script"]),
                         "ratio": r["chars_per_token_ratio"], "ci_low": r.get("ratio_ci_low"),
-                        "ci_high": r.get("ratio_ci_high")} for r in rows])
+                        "ci_high": r.get("ratio_ci_high")} for r in rows if r["lang"] != "ALL"])
+    every = _records([{"ratio": r["chars_per_token_ratio"], "ci_low": r.get("ratio_ci_low"),
+                       "ci_high": r.get("ratio_ci_high")} for r in rows if r["lang"] == "ALL"])
     y = _y(_order(values, "ratio"))
-    return _base(f"{b} against {a}", "chars/token of B over A: above 1, B packs more text per token; "
-                 "bars: 95% paired bootstrap interval", values, height={"step": 18}, layer=[
-                     {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}},
-                     {"mark": {"type": "rule"}, "encoding": {
-                         "y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
-                     {"mark": {"type": "point", "filled": True, "tooltip": True}, "encoding": {
-                         "y": y, "x": {"field": "ratio", "type": "quantitative", "title": "B/A chars per token",
-                                       "scale": {"zero": False}}}},
-                 ])
+    layer: list[dict[str, Any]] = [{"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 1}}}]
+    subtitle = ["chars/token of B over A: above 1, B packs more text per token; bars: 95% paired bootstrap interval"]
+    if every and every[0]["ratio"] is not None:
+        whole = every[0]
+        interval = f" ({whole['ci_low']:.3f}–{whole['ci_high']:.3f})" if whole["ci_low"] is not None else ""
+        subtitle.append(f"dashed line: all languages together (ALL), B/A = {whole['ratio']:.3f}{interval}")
+        layer.append({"data": {"values": [{"ratio": whole["ratio"]}]},
+                      "mark": {"type": "rule", "color": "#e45756", "strokeDash": [6, 4]},
+                      "encoding": {"x": {"field": "ratio", "type": "quantitative"}}})
+    layer += [{"mark": {"type": "rule"}, "encoding": {
+                  "y": y, "x": {"field": "ci_low", "type": "quantitative"}, "x2": {"field": "ci_high"}}},
+              {"mark": {"type": "point", "filled": True, "tooltip": True}, "encoding": {
+                  "y": y, "x": {"field": "ratio", "type": "quantitative", "title": "B/A chars per token",
+                                "scale": {"zero": False}}}}]
+    return _base(f"{b} against {a}", subtitle, values, height={"step": 18}, layer=layer)
 
 
 def before_after(rows: Sequence[Mapping[str, Any]], before: str, after: str) -> dict[str, Any]:
@@ -258,46 +262,9 @@ def vocabulary(allocations: Mapping[str, Mapping[str, Any]], *, top: int = 12) -
                            "order": {"field": "entries", "type": "quantitative", "sort": "descending"}})
 
 
-# Unicode block -> the Noto family that shapes it. vl-convert's renderer (PNG/SVG figures) does
-# not fall back along a CSS font list (it picks any face holding the glyph, e.g. a bold serif
-# Bengali), so each label gets the one family of the script it contains; browsers fall back
-# from there to a Latin font for the rest of the label.
-SCRIPT_FONTS: tuple[tuple[str, str], ...] = (
-    ("\\u0980-\\u09ff", "Noto Sans Bengali"), ("\\u0900-\\u097f", "Noto Sans Devanagari"),
-    ("\\u0b80-\\u0bff", "Noto Sans Tamil"), ("\\u0c00-\\u0c7f", "Noto Sans Telugu"),
-    ("\\u0d80-\\u0dff", "Noto Sans Sinhala"), ("\\u1200-\\u139f", "Noto Sans Ethiopic"),
-    ("\\u1780-\\u17ff", "Noto Sans Khmer"), ("\\u1000-\\u109f", "Noto Sans Myanmar"),
-    ("\\u0e00-\\u0e7f", "Noto Sans Thai"), ("\\u0600-\\u06ff", "Noto Sans Arabic"),
-    ("\\u0a80-\\u0aff", "Noto Sans Gujarati"), ("\\u0a00-\\u0a7f", "Noto Sans Gurmukhi"),
-    ("\\u0d00-\\u0d7f", "Noto Sans Malayalam"), ("\\u0c80-\\u0cff", "Noto Sans Kannada"),
-    ("\\u0b00-\\u0b7f", "Noto Sans Oriya"), ("\\u0590-\\u05ff", "Noto Sans Hebrew"),
-    ("\\u3040-\\u30ff", "Noto Sans CJK JP"), ("\\uac00-\\ud7af", "Noto Sans CJK KR"),
-    ("\\u4e00-\\u9fff", "Noto Sans CJK SC"),
-)
-BASE_FONT = "Noto Sans"
-
-
-def font_of(text: str) -> str:
-    """The family a label gets (what label_font() computes in Vega), for tests and tables."""
-    import re
-
-    for block, family in SCRIPT_FONTS:
-        if re.search(f"[{block.encode().decode('unicode_escape')}]", text):
-            return family
-    return BASE_FONT
-
-
-def label_font(field: str = "datum.label") -> dict[str, str]:
-    """A Vega expression choosing each label's font by the script it contains."""
-    expr = f"'{BASE_FONT}'"
-    for block, family in reversed(SCRIPT_FONTS):
-        expr = f"test(/[{block}]/, {field}) ? '{family}' : {expr}"
-    return {"expr": expr}
-
-
 def config() -> dict[str, Any]:
-    """One look for every chart: the Noto fonts by name, labels never cut."""
-    return {"font": BASE_FONT, "axis": {"labelFont": label_font(), "titleFont": BASE_FONT, "labelFontSize": 12},
-            "legend": {"labelFont": label_font(), "titleFont": BASE_FONT, "labelLimit": 360},
-            "title": {"font": BASE_FONT, "subtitleFont": BASE_FONT, "fontSize": 15},
-            "header": {"labelFont": label_font(), "titleFont": BASE_FONT}}
+    """One look for every chart: the Noto list everywhere (titles, axes, legends, marks), labels never cut."""
+    return {"font": FONT, "axis": {"labelFont": FONT, "titleFont": FONT, "labelFontSize": 12},
+            "legend": {"labelFont": FONT, "titleFont": FONT, "labelLimit": 360},
+            "title": {"font": FONT, "subtitleFont": FONT, "fontSize": 15},
+            "header": {"labelFont": FONT, "titleFont": FONT}}

@@ -1,4 +1,4 @@
-"""What an HTML report shows, gathered once: the audit, premium intervals, a comparison, checks.
+"""What an HTML report shows, gathered once: the audit (as its JSON gives it back), a comparison, checks.
 
 `fertility audit|compare|check|retrain -f html` and `fertility report AUDIT.json ...` all build
 a `Report`, then report_html.page() lays it out; charts_of() turns it into chart specs, so
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,90 +24,54 @@ from . import charts
 class Report:
     title: str
     result: AuditResult | None = None
-    intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)  # premium CI
     mix: dict[str, float] | None = None
     comparison: Any = None  # compare.Comparison
     retrain: bool = False  # the comparison is retrain's before (A) and after (B)
     checks: tuple = ()  # gate.Check
 
 
+def as_saved(result: AuditResult, *, findings: bool | None = None) -> AuditResult:
+    """The result exactly as its audit JSON gives it back: a page drawn from this is the page
+    `fertility report` draws from the saved file (same JSON in, same page out)."""
+    return AuditResult.from_dict(result.to_dict(findings=findings), source="the audit")
+
+
+def audit_report(result: AuditResult, *, findings: bool | None = None) -> Report:
+    """`fertility audit -f html`: the page of the audit's JSON."""
+    saved = as_saved(result, findings=findings)
+    return Report("fertility audit", saved, saved.mix)
+
+
 def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Path], *, doc_mode: str = "line",
                      pattern: str | None = None, normalize: str | None = None, progress=None,
                      diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
                      jobs: int | None = 1, cache: bool = True) -> Report:
-    """The audit, plus each document's token count so that premiums get bootstrap intervals
-    (documents resampled in pairs with the reference's, as compare.py does for B/A)."""
-    import numpy as np
-
+    """Audit, then the report of its JSON (the library's way to `audit -f html`)."""
     from fertility.audit import audit
-    from fertility.io.corpus import read_corpus
-    from fertility.io.samples import samples_dir
 
-    corpus = read_corpus([Path(p) for p in corpus_paths] or [samples_dir()], doc_mode=doc_mode)
-    tokens: dict[str, Any] = {}
-
-    def observer(name: str):
-        seen = tokens.setdefault(name, np.zeros(len(corpus.documents), dtype=np.int64))
-
-        def see(index, profile, encoded) -> None:
-            seen[index] = len(encoded.starts)
-        return see
-
-    result = audit(list(tokenizers), corpus, pattern=pattern, normalize=normalize, progress=progress,
-                   diagnose=diagnose, reference=reference, mix=mix, observers=observer, jobs=jobs, cache=cache)
-    docs: dict[str, list[int]] = {}
-    for index, doc in enumerate(corpus.documents):
-        docs.setdefault(doc.lang, []).append(index)
-    return Report("fertility audit", result, premium_intervals(result, docs, tokens), mix)
+    result = audit(list(tokenizers), list(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
+                   progress=progress, diagnose=diagnose, reference=reference, mix=mix, jobs=jobs, cache=cache,
+                   frames=False)
+    return audit_report(result)
 
 
-def premium_intervals(result: AuditResult, docs: dict[str, list[int]], tokens: dict[str, Any]
-                      ) -> dict[tuple[str, str], tuple[float, float]]:
-    """95% bootstrap interval of tokens(lang)/tokens(reference) per tokenizer and language, on
-    parallel text only (line i of each language is the same content)."""
-    import numpy as np
-
-    from fertility.compare import bootstrap_ratio
-
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    reference = result.reference
-    for name in result.tokenizers:
-        counts = result.counts_for(name)
-        if reference not in counts or not is_parallel(counts) or name not in tokens:
-            continue
-        ref = tokens[name][np.array(docs[reference])]
-        for lang in counts:
-            out[(name, lang)] = bootstrap_ratio(tokens[name][np.array(docs[lang])], ref)
-    return out
-
-
-def language_rows(result: AuditResult, intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
-                  ) -> list[dict[str, Any]]:
+def language_rows(result: AuditResult) -> list[dict[str, Any]]:
     """The audit frame's rows (every column it has, so metrics added to the frame later show
-    up too) with the premium split and its interval: what the table and the charts show."""
+    up too) with the premium split: what the table and the charts show."""
     split = {t: premium_split(result.counts_for(t), result.reference) for t in result.tokenizers}
     rows = []
     for row in result.to_frame().to_dict(orient="records"):
-        low, high = (intervals or {}).get((row["tokenizer"], row["lang"]), (math.nan, math.nan))
         stats = result.token_stats.get((row["tokenizer"], row["lang"]), {})
-        rows.append({**row, **split[row["tokenizer"]].get(row["lang"], {}), "premium_ci_low": low,
-                     "premium_ci_high": high,
+        rows.append({**row, **split[row["tokenizer"]].get(row["lang"], {}),
                      **({"renyi_efficiency": stats["renyi_efficiency"]} if stats else {})})
     return rows
 
 
 def pretoken_ceilings(result: AuditResult) -> dict[tuple[str, str], float]:
-    """chars per pre-token per (tokenizer, language): from the live evidence, else from the
-    findings' measured figures (a saved audit keeps them for the languages it flagged)."""
-    out: dict[tuple[str, str], float] = {}
-    for key, pre in (getattr(result.evidence, "pretokens", None) or {}).items():
-        n_chars, n_pretokens = getattr(pre, "n_chars", 0), getattr(pre, "n_pretokens", 0)
-        out[key] = n_chars / n_pretokens if n_pretokens else math.nan
-    for finding in result.findings:
-        value = finding.measured.get("chars_per_pretoken") if isinstance(finding.measured, dict) else None
-        if finding.lang and isinstance(value, (int, float)):
-            out.setdefault((finding.tokenizer, finding.lang), float(value))
-    return out
+    """chars per pre-token per (tokenizer, language), for every language measured (an audit
+    JSON carries the counts; an older one without them draws no ceiling chart)."""
+    return {key: n_chars / n_pretokens if n_pretokens else math.nan
+            for key, (n_chars, n_pretokens) in result.pretoken_counts.items()}
 
 
 def charts_of(report: Report) -> dict[str, dict[str, Any]]:
@@ -115,8 +79,7 @@ def charts_of(report: Report) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     result = report.result
     if result is not None:
-        rows = [{**r, "ci_low": r["premium_ci_low"], "ci_high": r["premium_ci_high"]}
-                for r in language_rows(result, report.intervals) if r["lang"] != ALL]
+        rows = [r for r in language_rows(result) if r["lang"] != ALL]
         out["chars-per-token"] = charts.chars_per_token(rows)
         if any(not _nan(r.get("premium")) for r in rows):
             out["premium"] = charts.premium(rows, result.reference)
@@ -183,7 +146,9 @@ def comparison_report(comparison) -> Report:
 
 
 def gate_report(gate) -> Report:
-    return Report("fertility check", gate.result, checks=tuple(gate.checks))
+    """The checks, then the page of the audit's JSON (as `fertility report` would draw it)."""
+    saved = as_saved(gate.result)
+    return Report("fertility check", saved, saved.mix, checks=tuple(gate.checks))
 
 
 def saved_report(paths: Sequence[Path], *, mix: dict[str, float] | None = None) -> Report:
@@ -194,7 +159,8 @@ def saved_report(paths: Sequence[Path], *, mix: dict[str, float] | None = None) 
     if not 1 <= len(paths) <= 2:
         raise UsageError(f"give one or two audit JSON files, not {len(paths)}")
     if len(paths) == 1:
-        return Report(f"fertility report: {paths[0].name}", AuditResult.load(paths[0]), mix=mix)
+        result = AuditResult.load(paths[0])
+        return Report(f"fertility report: {paths[0].name}", result, mix=mix or result.mix)
     from fertility.compare import compare_saved, load_one
 
     result_a, result_b = load_one(paths[0]), load_one(paths[1])

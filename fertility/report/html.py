@@ -11,18 +11,19 @@ from __future__ import annotations
 import html
 import json
 import math
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import regex
 
 from fertility.errors import UsageError
+from fertility.report.contents import Report, charts_of, language_rows
 from fertility.results.model import ALL
 
 from . import charts
-from .contents import Report, charts_of, language_rows
 
-INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python)"
+INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python and uharfbuzz)"
 
 _CAPTIONS = {
     "chars-per-token": "How much text each language gets per token, per tokenizer.",
@@ -49,7 +50,7 @@ _COLUMNS = [("tokenizer", "tokenizer", "text"), ("lang", "language", "text"), ("
             ("continuation_token_share", "continuation tokens", "share"),
             ("renyi_efficiency", "Rényi efficiency (α=2.5)", "ratio")]
 _HIDDEN = {"n_graphemes", "n_words", "n_split_words", "n_unknown_tokens", "n_byte_tokens", "n_boundaries",
-           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token", "premium_ci_low", "premium_ci_high"}
+           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token"}
 
 _STYLE = """
 body { font-family: %(font)s; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }
@@ -74,9 +75,17 @@ code { font-size: 0.9em; } .wide { overflow-x: auto; }
 def bundle() -> str:
     """vega + vega-lite + vega-embed as one script that sets window.vegaEmbed."""
     try:
-        import vl_convert
+        import vl_convert  # noqa: F401 - only whether it is there
     except ImportError:
         raise UsageError(f"-f html needs vl-convert-python: {INSTALL_HINT}") from None
+    return _bundle()
+
+
+@cache
+def _bundle() -> str:
+    """Built once per process: vl-convert bundles the scripts anew on every call, in seconds."""
+    import vl_convert
+
     return vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;")
 
 
@@ -94,6 +103,8 @@ def _cell(value: Any, kind: str) -> str:
         return f"{int(value):,}"
     if kind == "share":
         return f"{100 * value:.1f}%"
+    if kind == "signed":
+        return f"{value:+.3f}"
     return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
 
 
@@ -184,14 +195,39 @@ def _checks_table(checks) -> str:
 
 
 def _comparison_table(comparison) -> str:
-    keep = ["lang", "script", "chars_per_token_a", "chars_per_token_b", "chars_per_token_ratio", "ratio_ci_low",
-            "ratio_ci_high", "premium_a", "premium_b"]
-    rows = comparison.frame.to_dict(orient="records")
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in keep)
-    body = "".join("<tr>" + "".join(f"<td class='{'text' if k in ('lang', 'script') else 'num'}'>"
-                                    f"{_cell(r.get(k), 'text' if k in ('lang', 'script') else 'ratio')}</td>"
-                                    for k in keep) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    """The comparison with human headers (the tokenizers named), ALL last and in bold."""
+    a, b = html.escape(comparison.a), html.escape(comparison.b)
+    columns = [("lang", "language", "text"), ("script", "script", "text"),
+               ("chars_per_token_a", f"chars/token A ({a})", "num"), ("chars_per_token_b", f"chars/token B ({b})", "num"),
+               ("chars_per_token_diff", "B − A", "signed"), ("chars_per_token_ratio", "B/A", "num"),
+               ("interval", "95% interval of B/A", "text"), ("premium_a", "premium A", "num"),
+               ("premium_b", "premium B", "num")]
+    head = "".join(f'<th class="{"text" if kind == "text" else "num"}">{title}</th>' for _, title, kind in columns)
+    body = []
+    for r in comparison.frame.to_dict(orient="records"):
+        low, high = r.get("ratio_ci_low"), r.get("ratio_ci_high")
+        shown = {**r, "lang": charts.label(r["lang"], r["script"]) if r["lang"] != ALL else "ALL (every language)",
+                 "interval": "n/a" if _missing(low) or _missing(high) else f"{low:.3f}–{high:.3f}"}
+        cells = "".join(f'<td class="{kind}">{_cell(shown.get(key), kind if kind != "num" else "ratio")}</td>'
+                        for key, _, kind in columns)
+        body.append(f'<tr class="{"all" if r["lang"] == ALL else ""}">{cells}</tr>')
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _findings_diff(comparison, scripts: dict[str, str]) -> str:
+    """Findings whose severity differs, in words: a side without the finding says so."""
+    def side(name: str, severity: str | None) -> str:
+        return f"{html.escape(name)}: <b>{html.escape(severity)}</b>" if severity else f"{html.escape(name)}: no finding"
+    items = []
+    for d in comparison.findings_diff:
+        where = charts.label(d["lang"], scripts.get(d["lang"], "")) if d["lang"] else "every language"
+        items.append(f"<li><code>{html.escape(d['code'])}</code> {html.escape(where)}: {side(comparison.a, d['a'])} → "
+                     f"{side(comparison.b, d['b'])}<div class=\"caption\">{html.escape(d['message'])}</div></li>")
+    return f"<h3>Findings that differ</h3><ul>{''.join(items)}</ul>"
 
 
 def _signatures(report: Report) -> list[tuple[str, Any]]:
@@ -223,7 +259,7 @@ def page(report: Report) -> str:
         sections.append(f'<div class="chart"><div id="chart-{chart_id}" data-chart="{chart_id}"></div>'
                         f'<div class="caption">{html.escape(_CAPTIONS.get(chart_id, ""))}</div></div>')
     if result is not None:
-        sections.append("<h2>Per language</h2>" + table(language_rows(result, report.intervals)))
+        sections.append("<h2>Per language</h2>" + table(language_rows(result)))
         if result.vocabularies:
             sections.append("<h2>Vocabulary</h2>" + _vocab_table(result))
         if result.has_findings:
@@ -232,9 +268,8 @@ def page(report: Report) -> str:
         sections.append(f"<h2>{html.escape(report.comparison.b)} against {html.escape(report.comparison.a)}</h2>"
                         + _comparison_table(report.comparison))
         if report.comparison.findings_diff:
-            sections.append("<ul>" + "".join(f"<li><code>{html.escape(d['code'])}</code> {html.escape(str(d['lang']))}: "
-                                             f"{html.escape(str(d['a']))} → {html.escape(str(d['b']))}</li>"
-                                             for d in report.comparison.findings_diff) + "</ul>")
+            scripts = dict(zip(report.comparison.frame["lang"], report.comparison.frame["script"]))
+            sections.append(_findings_diff(report.comparison, scripts))
     footer = "".join(f"<div>signature ({html.escape(name)}): <code>{html.escape(sig.short())}</code>"
                      f"<details><summary>full signature</summary><pre>"
                      f"{html.escape(json.dumps(sig.to_dict(), ensure_ascii=False, indent=1))}</pre></details></div>"
@@ -271,20 +306,45 @@ def check_figures(folder: Path, names: list[str], *, force: bool) -> None:
 
 def figures(report: Report, folder: Path, *, force: bool = False) -> list[Path]:
     """Each chart as SVG and PNG (2x) for papers; returns the files written."""
-    try:
-        import vl_convert
-    except ImportError:
-        raise UsageError(f"--figures needs vl-convert-python: {INSTALL_HINT}") from None
+    from importlib.util import find_spec
+
+    for module, package in (("vl_convert", "vl-convert-python"), ("uharfbuzz", "uharfbuzz")):
+        if find_spec(module) is None:
+            raise UsageError(f"--figures needs {package}: {INSTALL_HINT}")
     from fertility.io.output import make_folder, replace_files
 
     check_figures(folder, figure_files(report), force=force)
     if not folder.exists():
         make_folder(folder)
     files = []
+    missing: set[str] = set()
     for chart_id, spec in charts_of(report).items():
-        full = {**spec, "config": charts.config()}
-        svg, png = vl_convert.vegalite_to_svg(full), vl_convert.vegalite_to_png(full, scale=2)
+        svg, png, lacking = figure(spec)
+        missing |= lacking
         files += [(f"{chart_id}.svg", lambda path, data=svg: path.write_text(data, encoding="utf-8")),
                   (f"{chart_id}.png", lambda path, data=png: path.write_bytes(data))]
     replace_files(folder, files)
+    if missing:
+        import warnings
+
+        from fertility.errors import FertilityWarning
+
+        warnings.warn(f"--figures: no Noto font holds {' '.join(sorted(missing))!r}, so those labels are set by the "
+                      f"SVG renderer's fallback font (install {FONT_PACKAGES}, or set FERTILITY_FONT_DIRS)",
+                      FertilityWarning, stacklevel=2)
     return [folder / name for name, _ in files]
+
+
+FONT_PACKAGES = "Debian: fonts-noto-core fonts-noto-cjk"
+
+
+def figure(spec: dict[str, Any], *, scale: float = 2) -> tuple[str, bytes, set[str]]:
+    """One chart as SVG and PNG, and the text clusters no Noto font could draw. Vega lays the
+    chart out (vl-convert); the text is shaped by HarfBuzz and written as outlines
+    (outlines.py: vl-convert's own renderer mis-shapes Indic labels), then rasterized."""
+    import vl_convert
+
+    from fertility.report.outlines import outline_svg
+
+    svg, missing = outline_svg(vl_convert.vegalite_to_svg({**spec, "config": charts.config()}))
+    return svg, vl_convert.svg_to_png(svg, scale=scale), missing

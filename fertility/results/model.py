@@ -113,10 +113,23 @@ class AuditResult:
     token_stats: dict = field(default_factory=dict)
     unseen_tokens: dict = field(default_factory=dict)  # tokenizer -> {"vocab_size", "n_unseen"}
     intervals: dict = field(default_factory=dict)  # tokenizer -> lang -> 95% half-widths, when sampled
+    # (tokenizer, language) -> (n_chars, n_pretokens) of the tokenizer's own pre-tokenization, when
+    # diagnosed: the pre-tokenizer ceiling of every language, read back from the JSON
+    pretokens: dict = field(default_factory=dict)
+    mix: dict | None = None  # the content shares given with --mix (the budget chart and finding use them)
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, Signature):  # a plain dict from older callers
             object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
+
+    @property
+    def pretoken_counts(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(n_chars, n_pretokens) per (tokenizer, language): the evidence's when live, else what
+        the JSON carried, so that a live page and a page rebuilt from its JSON draw the same."""
+        live = getattr(self.evidence, "pretokens", None) or {}
+        if live:
+            return {key: (pre.n_chars, pre.n_pretokens) for key, pre in live.items()}
+        return dict(self.pretokens)
 
     @property
     def has_findings(self) -> bool:
@@ -195,6 +208,13 @@ class AuditResult:
             payload["tokens_never_produced"] = dict(self.unseen_tokens)
         if self.intervals:  # issue 10: sampled audits, half-widths of 95% intervals over documents
             payload["intervals"] = json_value(self.intervals)
+        if by == "lang" and self.pretoken_counts:  # what the pre-tokenizer ceiling chart draws
+            pretokens: dict[str, dict[str, dict[str, int]]] = {}
+            for (name, lang), (n_chars, n_pretokens) in sorted(self.pretoken_counts.items()):
+                pretokens.setdefault(name, {})[lang] = {"n_chars": n_chars, "n_pretokens": n_pretokens}
+            payload["pretokens"] = pretokens
+        if self.mix:
+            payload["mix"] = dict(self.mix)
         return payload
 
     def to_json(self, *, by: str = "lang", findings: bool | None = None) -> str:

@@ -127,7 +127,44 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
                counts=counts, findings=findings, diagnosed="findings" in data, reference=reference,
                vocabularies=_vocabularies(data.get("vocabulary", {}), names), missing=frozenset(missing),
-               token_stats=token_stats, unseen_tokens=_unseen(data.get("tokens_never_produced", {}), names))
+               token_stats=token_stats, unseen_tokens=_unseen(data.get("tokens_never_produced", {}), names),
+               pretokens=_pretokens(data.get("pretokens", {}), names, scripts), mix=_mix(data.get("mix"), scripts))
+
+
+def _pretokens(data: Any, names: tuple[str, ...], scripts: dict[str, str]) -> dict:
+    """tokenizer -> language -> {n_chars, n_pretokens}: counts, so non-negative integers."""
+    if not isinstance(data, dict):
+        raise Invalid("pretokens is not an object")
+    out = {}
+    for name, per_lang in data.items():
+        if name not in names:
+            raise Invalid(f"pretokens: tokenizer {name!r} is not in the signature ({', '.join(names)})")
+        if not isinstance(per_lang, dict):
+            raise Invalid(f"pretokens.{name} is not an object")
+        for lang, entry in per_lang.items():
+            where = f"pretokens.{name}.{lang}"
+            if lang not in scripts:
+                raise Invalid(f"{where}: no row for language {lang!r}")
+            if not isinstance(entry, dict):
+                raise Invalid(f"{where} is not an object")
+            values = [_need(entry, key, int, where) for key in ("n_chars", "n_pretokens")]
+            if min(values) < 0:
+                raise Invalid(f"{where}: a count is negative")
+            out[(name, lang)] = (values[0], values[1])
+    return out
+
+
+def _mix(data: Any, scripts: dict[str, str]) -> dict | None:
+    """The --mix content shares: languages of the rows, non-negative numbers."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             and math.isfinite(v) and v >= 0 for v in data.values()):
+        raise Invalid("mix is not an object of non-negative shares")
+    unknown = sorted(set(data) - set(scripts))
+    if unknown:
+        raise Invalid(f"mix: no rows for {', '.join(unknown)}")
+    return {lang: float(share) for lang, share in data.items()}
 
 
 def _token_stats(row: dict, where: str) -> dict | None:
