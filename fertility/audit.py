@@ -14,6 +14,7 @@ from .diagnose import diagnose as judge
 from .engine import ChunkResult, Observer
 from .errors import UsageError
 from .evidence import assemble
+from .numbers import MAX_JOBS, whole
 from .profiles import ProfileCache, cache_dir
 from .readers import ReadOptions
 from .results import AuditResult
@@ -80,8 +81,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         raise UsageError("no tokenizer given")
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
         diagnose = False
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    if jobs is not None:
+        whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
     specs = [t if isinstance(t, str) else t.name for t in tokenizers]
     loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
               for t in tokenizers]

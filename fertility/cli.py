@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 # Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
+from . import options
 from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
 from .choices import (
     BALANCES,
@@ -190,12 +191,12 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--skip-bad-records", is_flag=True,
               help="Skip (and count) records without a string text or language field instead of failing.")
 @click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
-@click.option("--shard", metavar="K/N",
+@click.option("--shard", type=options.SHARD, metavar="K/N",
               help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
-@click.option("--sample-docs", type=click.IntRange(min=2), metavar="N",
+@click.option("--sample-docs", type=options.SAMPLE_DOCS, metavar="N",
               help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
-@click.option("--sample-bytes", metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
+@click.option("--sample-bytes", type=options.SIZE, metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
+@click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: this machine's processes; dask: Dask tasks (a loopback LocalCluster of --jobs "
                    "workers, or --scheduler).")
@@ -216,7 +217,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
               help="Worker processes [default: every core]; results are identical for any N.")
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
@@ -234,15 +235,13 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     from .audit import audit as run_audit
     from .balance import parse_mix
     from .readers import ReadOptions
-    from .shards import parse_shard
-    shard = parse_shard(shard) if shard else None
     if scheduler and engine != "dask":
         raise UsageError("--scheduler needs --engine dask")
-    from .sampling import Sample, parse_size
+    from .sampling import Sample
     if sample_docs and sample_bytes:
         raise UsageError("give --sample-docs or --sample-bytes, not both")
     sample = (Sample(docs=sample_docs, seed=seed) if sample_docs else
-              Sample(bytes=parse_size(sample_bytes), seed=seed) if sample_bytes else None)
+              Sample(bytes=sample_bytes, seed=seed) if sample_bytes else None)
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
@@ -348,7 +347,7 @@ def list_tokenizers(as_json):
 
 @cli.command()
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--vocab-size", type=click.IntRange(min=1), required=True, help="Vocabulary size.")
+@click.option("--vocab-size", type=options.VOCAB_SIZE, required=True, help="Vocabulary size.")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
                    "files and --force).")
@@ -360,7 +359,7 @@ def list_tokenizers(as_json):
 @click.option("--baseline-pattern", type=click.Choice(["gpt2"]),
               help="Train the naive tokenizer on purpose (the GPT-2 split), for demonstrations.")
 @click.option("--weights", metavar="LANG=W,...", help="Sampling multipliers per language, e.g. ben=2,eng=1.")
-@click.option("--temperature", type=float, help="Temperature sampling: shares p become p^(1/T).")
+@click.option("--temperature", type=options.POSITIVE, help="Temperature sampling: shares p become p^(1/T).")
 @click.option("--balance", type=click.Choice(BALANCES), default="equal", show_default=True,
               help="Without --weights/--temperature: equal characters per language, or as given.")
 @click.option("--target-parity", type=click.Path(path_type=Path), metavar="PARALLEL_DEV",
@@ -371,17 +370,17 @@ def list_tokenizers(as_json):
                    "byte-premium targets without one [default: parity with --target-parity, else bpe].")
 @click.option("--parity-variant", type=click.Choice(PARITY_VARIANTS), default=DEFAULT_PARITY_VARIANT,
               show_default=True, help="ParityBpeTrainer variant.")
-@click.option("--global-merges", type=float, default=DEFAULT_GLOBAL_MERGES, show_default=True,
+@click.option("--global-merges", type=options.SHARE, default=DEFAULT_GLOBAL_MERGES, show_default=True,
               metavar="SHARE", help="Share of the merges learned as plain BPE before parity mode.")
-@click.option("--parity-alpha", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_PARITY_ALPHA,
+@click.option("--parity-alpha", type=options.POSITIVE, default=DEFAULT_PARITY_ALPHA,
               show_default=True, help="Window variant: the ParityBpeTrainer's alpha.")
-@click.option("--min-atom-count", type=click.IntRange(min=0), default=MIN_ATOM_COUNT, show_default=True,
+@click.option("--min-atom-count", type=options.COUNT, default=MIN_ATOM_COUNT, show_default=True,
               help="Parity with grapheme units: a cluster seen fewer times in the distinct training lines is "
                    "spelled in bytes, not an atom (0 or 1: every cluster is one).")
-@click.option("--max-token-clusters", type=click.IntRange(min=0), default=MAX_TOKEN_CLUSTERS, show_default=True,
+@click.option("--max-token-clusters", type=options.COUNT, default=MAX_TOKEN_CLUSTERS, show_default=True,
               help="Parity with grapheme units: no token longer than this many clusters (0: no cap).")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
+@click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
 @click.option("--compare-with", metavar="SPEC", help="Audit this tokenizer beside the new one.")
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
@@ -441,7 +440,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
 @cli.command()
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--add", "add", type=int, required=True, metavar="N", help="How many tokens to add.")
+@click.option("--add", "add", type=options.TOKENS_TO_ADD, required=True, metavar="N", help="How many tokens to add.")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
                    "files and --force).")
@@ -540,11 +539,11 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
     if text is None:
         return None
     from .balance import parse_pairs
+    from .numbers import real
 
-    try:
-        return {"*": float(text)}
-    except ValueError:
+    if "=" in text:
         return parse_pairs(text, option=option)
+    return {"*": real(text, option=option)}  # finite; its range is the gate's to check
 
 
 @cli.command()
@@ -557,7 +556,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--max-grapheme-cut-share", metavar="V|LANG=V,...", help="Maximum share of token boundaries inside graphemes.")
 @click.option("--max-unknown-share", metavar="V|LANG=V,...", help="Maximum share of unknown tokens.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
-@click.option("--max-regression", type=float, help="Largest relative chars/token loss per language vs --baseline.")
+@click.option("--max-regression", type=options.NUMBER, help="Largest relative chars/token loss per language vs --baseline.")
 @click.option("--reference", help="Reference language for premiums (default eng_Latn).")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "

@@ -208,7 +208,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     """
     trainer = trainer or ("parity" if target_parity is not None else "bpe")
     units = units or ("graphemes" if trainer == "parity" else "bytes")
-    check_training_options(units=units, vocab_size=vocab_size, pattern=pattern)
+    check_training_options(units=units, vocab_size=vocab_size, pattern=pattern, min_frequency=min_frequency)
     if trainer not in TRAINERS:
         raise UsageError(f"--trainer {trainer!r}: choose one of {', '.join(TRAINERS)}")
     check_output(output, force=force)

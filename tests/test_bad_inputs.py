@@ -395,9 +395,10 @@ def one_long_line(tmp: Path, *, spaces: bool) -> None:
 
 
 ENGINE_CASES: list[Case] = [
-    Case("jobs-zero", ("audit", "corpus", "-t", "bytes", "--jobs", "0"), 2, "Usage:", setup=tiny_corpus),
-    Case("jobs-not-a-number", ("audit", "corpus", "-t", "bytes", "--jobs", "many"), 2, "Usage:",
+    Case("jobs-zero", ("audit", "corpus", "-t", "bytes", "--jobs", "0"), 2, "--jobs 0: out of range (from 1 to",
          setup=tiny_corpus),
+    Case("jobs-not-a-number", ("audit", "corpus", "-t", "bytes", "--jobs", "many"), 2,
+         "--jobs 'many': expected a whole number", setup=tiny_corpus),
     # an unusable cache folder only costs time: the audit runs and the file is left alone
     Case("cache-dir-is-a-file", ("audit", "corpus", "-t", "bytes", "-f", "csv"), 0, "",
          setup=cache_dir_is_a_file, env={"FERTILITY_CACHE_DIR": "not-a-folder"}),
