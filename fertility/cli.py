@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
 from . import options
-from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
+from .backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, spec_path
 from .choices import (
     BALANCES,
     DEFAULT_GLOBAL_MERGES,
@@ -45,7 +45,16 @@ from .errors import (
     OutputError,
     UsageError,
 )
-from .output import check_append_target, check_output_file, check_readable, output_target, write_output
+from .output import (
+    Input,
+    Output,
+    check_append_target,
+    check_output_file,
+    check_readable,
+    output_target,
+    refuse_inputs_as_outputs,
+    write_output,
+)
 from .version import __version__
 
 
@@ -170,6 +179,26 @@ def resolve_format(fmt: str | None) -> str:
     return value
 
 
+def tokenizer_inputs(specs, option: str = "-t") -> list[Input]:
+    return [Input(option, spec_path(spec)) for spec in specs if spec]
+
+
+def corpus_inputs(paths, option: str = "CORPUS", *, default_samples: bool = True) -> list[Input]:
+    """The corpus paths, or the bundled samples a command reads when none is given."""
+    if not paths and default_samples:
+        from .samples import samples_dir
+        return [Input(f"{option} (the bundled samples, read by default)", samples_dir())]
+    return [Input(option, path) for path in paths]
+
+
+def cache_input(enabled: bool = True) -> list[Input]:
+    """The unit-profile cache: an output must not replace one of its entries."""
+    if not enabled:
+        return []
+    from .profiles import cache_dir
+    return [Input("the profile cache ($FERTILITY_CACHE_DIR)", cache_dir(), whole=False)]
+
+
 @click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fertility")
 def cli():
@@ -246,6 +275,8 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([*tokenizer_inputs(tokenizers or DEFAULT_TOKENIZERS), *corpus_inputs(corpus),
+                              *cache_input(not no_cache)], [Output("-o", output)])
     output = output_target(output, force=force)
     if fmt == "html" and (shard or sample or engine != "local" or lang_field or skip_bad_records
                           or text_field != "text" or stdin_lang):
@@ -285,6 +316,7 @@ def merge(parts, partial, fmt, output, force):
     from .results import AuditResult
     from .shards import merge as merge_parts
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([Input("PARTS", path) for path in parts], [Output("-o", output)])
     output = output_target(output, force=force)
     loaded = [AuditResult.load(path) for path in parts]
     result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
@@ -407,6 +439,10 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from .train import ParitySettings
 
     fmt = resolve_format(fmt)
+    from .retrain import OUR_FILES
+    refuse_inputs_as_outputs([*corpus_inputs(corpus), Input("--target-parity", target_parity),
+                              *corpus_inputs(held_out, "--held-out"), *tokenizer_inputs([compare_with], "--compare-with"),
+                              *cache_input()], [Output("-o", out_dir, OUR_FILES)])
     check_retrain_output(out_dir, force=force)  # every path and option before hours of training
     check_readable(held_out, option="--held-out")
     for path in held_out:
@@ -467,6 +503,9 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     from .retrain import check_output as check_retrain_output
 
     fmt = resolve_format(fmt)
+    from .retrain import OUR_FILES
+    refuse_inputs_as_outputs([Input("BASE", base), *corpus_inputs(corpus), *corpus_inputs(held_out, "--held-out"),
+                              *cache_input()], [Output("-o", out_dir, OUR_FILES)])
     check_retrain_output(out_dir, force=force)  # every path and option before the work
     check_readable([base, *corpus], option="extend")
     check_readable(held_out, option="--held-out")
@@ -516,6 +555,8 @@ def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, o
     from .compare import run as run_compare
 
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([*tokenizer_inputs([a], "A"), *tokenizer_inputs([b], "B"), *corpus_inputs(corpus),
+                              *cache_input()], [Output("-o", output)])
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
@@ -582,12 +623,6 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     from .gate import run as run_gate
 
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
-    check_append_target(target, option="--summary")  # both reports' places, before the audit
-    check_output_file(junit, force=True, option="--junit")
-    output = output_target(output, force=force)
-    if fmt == "html":
-        from .report_html import bundle
-        bundle()  # vl-convert-python is there, before the audit
     path = config_path or find_config(Path.cwd())
     table, source = {}, "options"
     if path is not None:
@@ -601,6 +636,20 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
                  "reference": reference, "normalize": normalize}
     table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
+    checked = table.get("corpus")
+    checked = [checked] if isinstance(checked, str) else checked if isinstance(checked, list) else []
+    refuse_inputs_as_outputs(
+        [Input("--config", path), *tokenizer_inputs([t for t in [table.get("tokenizer")] if isinstance(t, str)]),
+         *corpus_inputs([c for c in checked if isinstance(c, str)]),
+         *([Input("baseline", table["baseline"])] if isinstance(table.get("baseline"), str) else []),
+         *cache_input()],
+        [Output("-o", output), Output("--junit", junit), Output("--summary", target)])
+    check_append_target(target, option="--summary")  # both reports' places, before the audit
+    check_output_file(junit, force=True, option="--junit")
+    output = output_target(output, force=force)
+    if fmt == "html":
+        from .report_html import bundle
+        bundle()  # vl-convert-python is there, before the audit
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
@@ -643,10 +692,14 @@ def report(audits, output, force, mix, figures):
     from .report_html import bundle, check_figures, figure_files, page
     from .report_html import figures as write_figures
 
+    audit_inputs = [Input("AUDITS", path) for path in audits]
+    refuse_inputs_as_outputs(audit_inputs, [Output("-o", output)])
     output = output_target(output, force=force)
     bundle()
     built = saved_report(list(audits), mix=parse_mix(mix) if mix else None)
-    if figures is not None:
+    if figures is not None:  # the figures' names are known once the report is built; nothing is written yet
+        refuse_inputs_as_outputs(audit_inputs, [Output("-o", output), Output("--figures", figures,
+                                                                            tuple(figure_files(built)))])
         check_figures(figures, figure_files(built), force=force)
     write_or_echo(page(built), output, force)
     if figures is not None:

@@ -204,10 +204,10 @@ def test_extend_refuses_a_wordpiece_base(tmp_path):
     assert not (tmp_path / "tok").exists()
 
 
-@pytest.mark.parametrize("add", ["0", "-3"])
+@pytest.mark.parametrize("add", ["0", "-3", "4294967297"])
 def test_extend_refuses_nothing_to_add(tiny_base, tmp_path, add):
     result = run("extend", tiny_base, bengali_corpus(tmp_path / "c"), "--add", add, "-o", tmp_path / "tok")
-    _one_line_error(result, f"--add {add}: give a positive number")
+    _one_line_error(result, f"--add {int(add):,}: out of range (from 1 to 16,777,216)")
     assert not (tmp_path / "tok").exists()
 
 
