@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -43,6 +44,7 @@ from .errors import (
     FertilityError,
     FertilityWarning,
     OutputError,
+    Terminated,
     UsageError,
 )
 from .output import (
@@ -81,6 +83,8 @@ class FertilityGroup(click.Group):
             raise _Failure(str(err), err.exit_code) from None
         except KeyboardInterrupt:  # click would say "Aborted!" with exit 1, a failed threshold's code
             raise _Failure("interrupted", EXIT_INTERRUPTED) from None
+        except Terminated as err:  # SIGTERM, SIGHUP: unwound (workers stopped), then 128 + N
+            raise _Failure(f"terminated ({signal.Signals(err.signum).name})", err.exit_code) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:  # `fertility audit | head -1`: the reader has all it wanted
@@ -748,10 +752,24 @@ def _audit_html(result) -> str:
     return page(Report("fertility audit", result))
 
 
+def _terminate(signum: int, frame) -> None:
+    raise Terminated(signum)
+
+
+def unwind_on_termination() -> None:
+    """SIGTERM and SIGHUP unwind the command as Ctrl-C does (worker processes stopped, partial
+    files removed) instead of killing it where it stands; a signal the caller set to be ignored
+    (`nohup` ignores SIGHUP) stays ignored."""
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _terminate)
+
+
 def main() -> None:
     from .malloc import keep_freed_memory
 
     keep_freed_memory()  # the command's own process: chunk arrays reuse freed memory
+    unwind_on_termination()
     try:
         cli(prog_name="fertility")
     except SystemExit as done:
