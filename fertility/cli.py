@@ -395,7 +395,7 @@ def list_tokenizers(as_json):
 @click.option("--baseline-pattern", type=click.Choice(["gpt2"]),
               help="Train the naive tokenizer on purpose (the GPT-2 split), for demonstrations.")
 @click.option("--weights", metavar="LANG=W,...", help="Sampling multipliers per language, e.g. ben=2,eng=1.")
-@click.option("--temperature", type=options.POSITIVE, help="Temperature sampling: shares p become p^(1/T).")
+@click.option("--temperature", type=options.TEMPERATURE, help="Temperature sampling: shares p become p^(1/T).")
 @click.option("--balance", type=click.Choice(BALANCES), default="equal", show_default=True,
               help="Without --weights/--temperature: equal characters per language, or as given.")
 @click.option("--target-parity", type=click.Path(path_type=Path), metavar="PARALLEL_DEV",

@@ -24,6 +24,11 @@ MAX_COUNT = (1 << 31) - 1  # any other count handed to native code fits its i32/
 MAX_SEED = (1 << 64) - 1
 MAX_SHARDS = 1_000_000  # `merge` lists the missing shards of N; SLURM arrays stop far below
 MAX_SAMPLE_BYTES = 1 << 50  # a petabyte per language: beyond it a sample is no sample
+# Training repeats each document `weight` times: 10**12 copies asked for terabytes of references.
+MAX_WEIGHT = 10_000.0
+# Temperature sampling raises shares to 1/T: below 0.01 every share underflows to 0 (a division by
+# zero); above 1000 the shares are equal to many digits, as --balance equal makes them.
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 1000.0
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -80,4 +85,5 @@ def describe_range(low: float, high: float, low_open: bool, high_open: bool) -> 
     return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
-__all__ = ["MAX_COUNT", "MAX_JOBS", "MAX_SAMPLE_BYTES", "MAX_SEED", "MAX_SHARDS", "MAX_VOCAB_SIZE", "describe_range", "real", "whole"]
+__all__ = ["MAX_COUNT", "MAX_JOBS", "MAX_SAMPLE_BYTES", "MAX_SEED", "MAX_SHARDS", "MAX_TEMPERATURE", "MAX_VOCAB_SIZE",
+           "MAX_WEIGHT", "MIN_TEMPERATURE", "describe_range", "real", "whole"]

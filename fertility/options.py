@@ -12,7 +12,7 @@ import math
 
 import click
 
-from .numbers import MAX_COUNT, MAX_JOBS, MAX_SEED, MAX_VOCAB_SIZE, real, whole
+from .numbers import MAX_COUNT, MAX_JOBS, MAX_SEED, MAX_TEMPERATURE, MAX_VOCAB_SIZE, MIN_TEMPERATURE, real, whole
 
 
 def _option(param: click.Parameter | None) -> str:
@@ -80,10 +80,11 @@ SAMPLE_DOCS = Whole(2, MAX_COUNT)  # audit --sample-docs (an interval needs two 
 SEED = Whole(0, MAX_SEED)  # audit/retrain --seed
 COUNT = Whole(0, MAX_COUNT)  # retrain --min-atom-count, --max-token-clusters (0: no cap)
 SHARE = Real(0.0, 1.0, high_open=True)  # retrain --global-merges
-POSITIVE = Real(0.0, low_open=True)  # retrain --parity-alpha, --temperature
+POSITIVE = Real(0.0, low_open=True)  # retrain --parity-alpha
+TEMPERATURE = Real(MIN_TEMPERATURE, MAX_TEMPERATURE)  # retrain --temperature
 NUMBER = Real()  # check --max-regression (its range is the gate's: gate.THRESHOLD_RANGES)
 SIZE = Size()  # audit --sample-bytes
 SHARD = Shard()  # audit --shard
 
 __all__ = ["COUNT", "JOBS", "NUMBER", "POSITIVE", "SAMPLE_DOCS", "SEED", "SHARD", "SHARE", "SIZE",
-           "TOKENS_TO_ADD", "VOCAB_SIZE", "Real", "Shard", "Size", "Whole"]
+           "TEMPERATURE", "TOKENS_TO_ADD", "VOCAB_SIZE", "Real", "Shard", "Size", "Whole"]

@@ -25,6 +25,7 @@ from .choices import BALANCES, TRAINERS
 from .corpus import Corpus, read_corpus
 from .errors import FertilityError, OutputError, UsageError
 from .measure import count
+from .numbers import MAX_TEMPERATURE, MAX_WEIGHT, MIN_TEMPERATURE, real
 from .output import check_folder_writable, folder_of, make_folder, replace_files
 from .parity import ParityReport, check_not_evaluation, line_tokens, parity_report
 from .samples import samples_dir
@@ -84,6 +85,15 @@ def check_output(output: Path, *, force: bool) -> None:
                           "pass --force to replace them")
     if not os.access(output, os.W_OK | os.X_OK):
         raise OutputError(f"{output}: folder is not writable")
+
+
+def check_balance_options(*, weights: dict[str, float] | None, temperature: float | None) -> None:
+    """Sampling weights and temperature in their ranges, before any corpus is read (a weight
+    repeats each document that many times; a tiny temperature divides by zero)."""
+    for lang, weight in (weights or {}).items():
+        real(weight, option=f"--weights {lang}", low=0.0, low_open=True, high=MAX_WEIGHT)
+    if temperature is not None:
+        real(temperature, option="--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)
 
 
 def resolve_weights(corpus: Corpus, *, weights: dict[str, float] | None, temperature: float | None,
@@ -209,6 +219,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     trainer = trainer or ("parity" if target_parity is not None else "bpe")
     units = units or ("graphemes" if trainer == "parity" else "bytes")
     check_training_options(units=units, vocab_size=vocab_size, pattern=pattern, min_frequency=min_frequency)
+    check_balance_options(weights=weights, temperature=temperature)
     if trainer not in TRAINERS:
         raise UsageError(f"--trainer {trainer!r}: choose one of {', '.join(TRAINERS)}")
     check_output(output, force=force)

@@ -35,7 +35,7 @@ from .choices import (
 )
 from .corpus import Document
 from .errors import UsageError
-from .numbers import MAX_COUNT, MAX_VOCAB_SIZE, real, whole
+from .numbers import MAX_COUNT, MAX_TEMPERATURE, MAX_VOCAB_SIZE, MIN_TEMPERATURE, real, whole
 from .patterns import GPT2
 from .text import graphemes
 
@@ -94,8 +94,7 @@ def equal_weights(char_counts: dict[str, int]) -> dict[str, float]:
 
 def temperature_weights(char_counts: dict[str, int], temperature: float) -> dict[str, float]:
     """Multipliers that turn natural shares p into p^(1/T) shares; the largest language keeps 1."""
-    if temperature <= 0:
-        raise UsageError("--temperature must be positive")
+    real(temperature, option="--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)
     total = sum(char_counts.values())
     shares = {lang: n / total for lang, n in char_counts.items()}
     target = {lang: p ** (1 / temperature) for lang, p in shares.items()}
