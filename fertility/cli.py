@@ -187,9 +187,9 @@ def tokenizer_inputs(specs, option: str = "-t") -> list[Input]:
     return [Input(option, spec_path(spec)) for spec in specs if spec]
 
 
-def corpus_inputs(paths, option: str = "CORPUS", *, default_samples: bool = True) -> list[Input]:
+def corpus_inputs(paths, option: str = "CORPUS") -> list[Input]:
     """The corpus paths, or the bundled samples a command reads when none is given."""
-    if not paths and default_samples:
+    if not paths:
         from .samples import samples_dir
         return [Input(f"{option} (the bundled samples, read by default)", samples_dir())]
     return [Input(option, path) for path in paths]
@@ -436,6 +436,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from .backends import load_tokenizer
     from .balance import parse_pairs
     from .corpus import find_files
+    from .retrain import OUR_FILES
     from .retrain import check_output as check_retrain_output
     from .retrain import retrain as run_retrain
     from .retrain_report import report as retrain_report
@@ -443,7 +444,6 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from .train import ParitySettings
 
     fmt = resolve_format(fmt)
-    from .retrain import OUR_FILES
     refuse_inputs_as_outputs([*corpus_inputs(corpus), Input("--target-parity", target_parity),
                               *corpus_inputs(held_out, "--held-out"), *tokenizer_inputs([compare_with], "--compare-with"),
                               *cache_input()], [Output("-o", out_dir, OUR_FILES)])
@@ -504,10 +504,10 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     from .audit import audit as run_audit
     from .corpus import find_files
     from .extend import extend as run_extend
+    from .retrain import OUR_FILES
     from .retrain import check_output as check_retrain_output
 
     fmt = resolve_format(fmt)
-    from .retrain import OUR_FILES
     refuse_inputs_as_outputs([Input("BASE", base), *corpus_inputs(corpus), *corpus_inputs(held_out, "--held-out"),
                               *cache_input()], [Output("-o", out_dir, OUR_FILES)])
     check_retrain_output(out_dir, force=force)  # every path and option before the work
