@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from fertility.cli import cli
-from fertility.corpus import RESERVED_LANGUAGE, CorpusStream
 from fertility.errors import CorpusError
-from fertility.readers import ReadOptions
-from fertility.results import ALL
+from fertility.io.corpus import RESERVED_LANGUAGE, CorpusStream
+from fertility.io.readers import ReadOptions
+from fertility.results.model import ALL
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"

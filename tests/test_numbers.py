@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from fertility.cli import cli
 from fertility.errors import UsageError
-from fertility.numbers import MAX_JOBS, MAX_VOCAB_SIZE, real, whole
-from fertility.sampling import parse_size
-from fertility.shards import parse_shard
+from fertility.io.numbers import MAX_JOBS, MAX_VOCAB_SIZE, real, whole
+from fertility.io.sampling import parse_size
+from fertility.results.shards import parse_shard
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"
@@ -95,7 +95,7 @@ def test_shards_outside_ascii_or_range(text: str) -> None:
 def test_library_calls_check_the_same_ranges(tmp_path: Path) -> None:
     """The library refuses what the command line refuses, before any native call."""
     import fertility
-    from fertility.retrain import retrain
+    from fertility.train.retrain import retrain
 
     (tmp_path / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
     with pytest.raises(UsageError, match="--vocab-size 4,294,967,296: out of range"):

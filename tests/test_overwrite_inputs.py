@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from fertility.cli import cli
 from fertility.errors import OutputError
-from fertility.output import Input, Output, refuse_inputs_as_outputs
+from fertility.io.output import Input, Output, refuse_inputs_as_outputs
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 
 def children(pid: int) -> list[int]:
