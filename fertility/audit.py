@@ -16,6 +16,7 @@ from fertility.engine.local import default_jobs, run
 from fertility.engine.measure import ChunkResult, Observer
 from fertility.engine.profiles import ProfileCache, cache_dir
 from fertility.io.corpus import Corpus, CorpusStream
+from fertility.io.numbers import MAX_JOBS, whole
 from fertility.io.readers import ReadOptions
 from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
@@ -125,8 +126,8 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         raise UsageError("no tokenizer given")
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
         diagnose = False
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    if jobs is not None:
+        whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
     given_specs, given = named(tokenizers)
     specs = [t if isinstance(t, str) else t.name for t in given_specs]
     loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t

@@ -10,6 +10,7 @@ EXIT_THRESHOLD_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+EXIT_SIGNAL_BASE = 128  # killed by signal N: 128 + N, as shells report it (SIGTERM 143, SIGHUP 129)
 
 
 class FertilityError(Exception):
@@ -41,3 +42,17 @@ class OutputError(FertilityError):
 class FertilityWarning(UserWarning):
     """Input we accept but guess about (a file name that is no language code, an option that
     does not apply); the CLI prints each as one line `fertility: warning: ...`."""
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP reached the command: unwind like Ctrl-C (workers stopped, temporary
+    files removed), then exit 128 + the signal's number. A BaseException, so that no
+    `except Exception` on the way swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_SIGNAL_BASE + self.signum

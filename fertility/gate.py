@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from fertility.io.numbers import describe_range, real
 from fertility.metrics.balance import premiums
 from fertility.results.model import AuditResult, Counts, ratio, ratios
 from fertility.results.signature import Signature
@@ -53,9 +54,32 @@ class Check:
         return "pass" if self.passed else "FAIL"
 
 
+# Where each threshold means something: (low, high, low_open, high_open, what it is). NaN and
+# infinities are refused for all of them (NaN passes every comparison a check makes).
+THRESHOLD_RANGES: dict[str, tuple[float, float, bool, bool, str]] = {
+    "min_chars_per_token": (0.0, math.inf, False, False, "characters per token"),
+    "max_premium": (0.0, math.inf, True, False, "tokens against the reference's"),
+    "max_grapheme_cut_share": (0.0, 1.0, False, False, "a share of token boundaries"),
+    "max_unknown_share": (0.0, 1.0, False, False, "a share of tokens"),
+    "max_regression": (0.0, 1.0, False, True, "a relative loss of chars/token, e.g. 0.02 for 2%"),
+}
+
+
 def _suggest(key: str) -> str:
     close = difflib.get_close_matches(key, KEYS, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(KEYS)})"
+    return (f" (did you mean {close[0]!r}?)" if close else "") + f"; known keys: {', '.join(KEYS)}"
+
+
+def threshold(value: object, *, key: str, where: str) -> float:
+    """A threshold's value, finite and in its range (`where` names it in the message)."""
+    low, high, low_open, high_open, what = THRESHOLD_RANGES[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):  # TOML's "2" is a slip, not 2
+        raise UsageError(f"{where} must be a number, not {value!r}")
+    try:
+        return real(value, option=where, low=low, high=high, low_open=low_open, high_open=high_open)
+    except UsageError:
+        raise UsageError(f"{where} must be a finite number{describe_range(low, high, low_open, high_open)} "
+                         f"({what}), not {value!r}") from None
 
 
 def load_config(path: Path) -> tuple[dict, str]:
@@ -67,9 +91,15 @@ def load_config(path: Path) -> tuple[dict, str]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: invalid TOML ({err})") from None
     if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("fertility")
+        tool = data.get("tool", {})
+        table = tool.get("fertility") if isinstance(tool, dict) else None
+        if not isinstance(tool, dict):
+            raise UsageError(f"{path}: 'tool' must be a table, not {type(tool).__name__} ({tool!r:.40})")
         if table is None:
             raise UsageError(f"{path}: no [tool.fertility] table")
+        if not isinstance(table, dict):
+            raise UsageError(f"{path}: [tool.fertility] must be a table of settings, not "
+                             f"{type(table).__name__} ({table!r:.40})")
         return table, f"{path} [tool.fertility]"
     return data, str(path)
 
@@ -116,11 +146,13 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
         if key not in table:
             continue
         value = table[key]
-        per_lang = value if isinstance(value, dict) else {"*": value}
-        for lang, limit in per_lang.items():
-            if isinstance(limit, bool) or not isinstance(limit, (int, float)) or math.isnan(limit):
-                raise UsageError(f"{source}: {key}.{lang} must be a number, not {limit!r}")
-        limits[key] = {lang: float(limit) for lang, limit in per_lang.items()}
+        if isinstance(value, dict):
+            if not value:
+                raise UsageError(f"{source}: {key} is an empty table; give LANG = limit (\"*\" for every language)")
+            limits[key] = {lang: threshold(limit, key=key, where=f"{source}: {key}.{lang}")
+                           for lang, limit in value.items()}
+        else:
+            limits[key] = {"*": threshold(value, key=key, where=f"{source}: {key}.*")}
     tokenizer = _typed(table, "tokenizer", str, source, "a tokenizer spec (a string)")
     if not tokenizer:
         raise UsageError(f"{source}: missing key 'tokenizer' (a tokenizer spec)")
@@ -129,8 +161,8 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
     if not isinstance(corpus, list) or not all(isinstance(c, str) for c in corpus):
         raise UsageError(f"{source}: corpus must be a path or a list of paths")
     regression = table.get("max_regression")
-    if regression is not None and (isinstance(regression, bool) or not isinstance(regression, (int, float))):
-        raise UsageError(f"{source}: max_regression must be a number (e.g. 0.02 for 2%)")
+    if regression is not None:
+        regression = threshold(regression, key="max_regression", where=f"{source}: max_regression")
     baseline = _typed(table, "baseline", str, source, "a path to an audit JSON (a string)")
     if regression is not None and baseline is None:
         raise UsageError(f"{source}: max_regression needs a baseline audit JSON (key 'baseline')")
@@ -231,7 +263,7 @@ def _regressions(config: GateConfig, counts: dict[str, Counts], signature: Signa
         old = ratio(before[lang].n_chars, before[lang].n_tokens)
         new = ratio(counts[lang].n_chars, counts[lang].n_tokens)
         loss = (old - new) / old if old else math.nan
-        out.append(Check("max_regression", lang, tolerance, loss, not loss > tolerance))
+        out.append(Check("max_regression", lang, tolerance, loss, loss <= tolerance))  # NaN fails
     return out
 
 

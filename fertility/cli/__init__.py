@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 # Only light modules here: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
-from fertility.backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS
+from fertility.backends import BACKENDS, BASELINES, DEFAULT_TOKENIZERS, spec_path
 from fertility.choices import (
     BALANCES,
     DEFAULT_GLOBAL_MERGES,
@@ -42,10 +43,22 @@ from fertility.errors import (
     FertilityError,
     FertilityWarning,
     OutputError,
+    Terminated,
     UsageError,
 )
-from fertility.io.output import check_append_target, check_output_file, check_readable, output_target, write_output
+from fertility.io.output import (
+    Input,
+    Output,
+    check_append_target,
+    check_output_file,
+    check_readable,
+    output_target,
+    refuse_inputs_as_outputs,
+    write_output,
+)
 from fertility.version import __version__
+
+from . import options
 
 
 class _Failure(click.ClickException):
@@ -71,6 +84,8 @@ class FertilityGroup(click.Group):
             raise _Failure(str(err), err.exit_code) from None
         except KeyboardInterrupt:  # click would say "Aborted!" with exit 1, a failed threshold's code
             raise _Failure("interrupted", EXIT_INTERRUPTED) from None
+        except Terminated as err:  # SIGTERM, SIGHUP: unwound (workers stopped), then 128 + N
+            raise _Failure(f"terminated ({signal.Signals(err.signum).name})", err.exit_code) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:  # `fertility audit | head -1`: the reader has all it wanted
@@ -169,6 +184,26 @@ def resolve_format(fmt: str | None) -> str:
     return value
 
 
+def tokenizer_inputs(specs, option: str = "-t") -> list[Input]:
+    return [Input(option, spec_path(spec)) for spec in specs if spec]
+
+
+def corpus_inputs(paths, option: str = "CORPUS") -> list[Input]:
+    """The corpus paths, or the bundled samples a command reads when none is given."""
+    if not paths:
+        from fertility.io.samples import samples_dir
+        return [Input(f"{option} (the bundled samples, read by default)", samples_dir())]
+    return [Input(option, path) for path in paths]
+
+
+def cache_input(enabled: bool = True) -> list[Input]:
+    """The unit-profile cache: an output must not replace one of its entries."""
+    if not enabled:
+        return []
+    from fertility.engine.profiles import cache_dir
+    return [Input("the profile cache ($FERTILITY_CACHE_DIR)", cache_dir(), whole=False)]
+
+
 @click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fertility")
 def cli():
@@ -191,12 +226,12 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--skip-bad-records", is_flag=True,
               help="Skip (and count) records without a string text or language field instead of failing.")
 @click.option("--lang", "stdin_lang", metavar="LANG", help="Language of standard input (CORPUS `-`).")
-@click.option("--shard", metavar="K/N",
+@click.option("--shard", type=options.SHARD, metavar="K/N",
               help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
-@click.option("--sample-docs", type=click.IntRange(min=2), metavar="N",
+@click.option("--sample-docs", type=options.SAMPLE_DOCS, metavar="N",
               help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
-@click.option("--sample-bytes", metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
+@click.option("--sample-bytes", type=options.SIZE, metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
+@click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: this machine's processes; dask: Dask tasks (a loopback LocalCluster of --jobs "
                    "workers, or --scheduler).")
@@ -217,7 +252,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
               help="Worker processes [default: every core]; results are identical for any N.")
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
@@ -235,19 +270,19 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     from fertility.audit import audit as run_audit
     from fertility.io.readers import ReadOptions
     from fertility.metrics.balance import parse_mix
-    from fertility.results.shards import parse_shard
-    shard = parse_shard(shard) if shard else None
     if scheduler and engine != "dask":
         raise UsageError("--scheduler needs --engine dask")
-    from fertility.io.sampling import Sample, parse_size
+    from fertility.io.sampling import Sample
     if sample_docs and sample_bytes:
         raise UsageError("give --sample-docs or --sample-bytes, not both")
     sample = (Sample(docs=sample_docs, seed=seed) if sample_docs else
-              Sample(bytes=parse_size(sample_bytes), seed=seed) if sample_bytes else None)
+              Sample(bytes=sample_bytes, seed=seed) if sample_bytes else None)
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([*tokenizer_inputs(tokenizers or DEFAULT_TOKENIZERS), *corpus_inputs(corpus),
+                              *cache_input(not no_cache)], [Output("-o", output)])
     output = output_target(output, force=force)
     if fmt == "html":
         from fertility.report.html import bundle
@@ -275,6 +310,7 @@ def merge(parts, partial, fmt, output, force):
     from fertility.results.model import AuditResult
     from fertility.results.shards import merge as merge_parts
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([Input("PARTS", path) for path in parts], [Output("-o", output)])
     output = output_target(output, force=force)
     loaded = [AuditResult.load(path) for path in parts]
     result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
@@ -340,7 +376,7 @@ def list_tokenizers(as_json):
 
 @cli.command()
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--vocab-size", type=click.IntRange(min=1), required=True, help="Vocabulary size.")
+@click.option("--vocab-size", type=options.VOCAB_SIZE, required=True, help="Vocabulary size.")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
                    "files and --force).")
@@ -352,7 +388,7 @@ def list_tokenizers(as_json):
 @click.option("--baseline-pattern", type=click.Choice(["gpt2"]),
               help="Train the naive tokenizer on purpose (the GPT-2 split), for demonstrations.")
 @click.option("--weights", metavar="LANG=W,...", help="Sampling multipliers per language, e.g. ben=2,eng=1.")
-@click.option("--temperature", type=float, help="Temperature sampling: shares p become p^(1/T).")
+@click.option("--temperature", type=options.TEMPERATURE, help="Temperature sampling: shares p become p^(1/T).")
 @click.option("--balance", type=click.Choice(BALANCES), default="equal", show_default=True,
               help="Without --weights/--temperature: equal characters per language, or as given.")
 @click.option("--target-parity", type=click.Path(path_type=Path), metavar="PARALLEL_DEV",
@@ -363,17 +399,17 @@ def list_tokenizers(as_json):
                    "byte-premium targets without one [default: parity with --target-parity, else bpe].")
 @click.option("--parity-variant", type=click.Choice(PARITY_VARIANTS), default=DEFAULT_PARITY_VARIANT,
               show_default=True, help="ParityBpeTrainer variant.")
-@click.option("--global-merges", type=float, default=DEFAULT_GLOBAL_MERGES, show_default=True,
+@click.option("--global-merges", type=options.SHARE, default=DEFAULT_GLOBAL_MERGES, show_default=True,
               metavar="SHARE", help="Share of the merges learned as plain BPE before parity mode.")
-@click.option("--parity-alpha", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_PARITY_ALPHA,
+@click.option("--parity-alpha", type=options.POSITIVE, default=DEFAULT_PARITY_ALPHA,
               show_default=True, help="Window variant: the ParityBpeTrainer's alpha.")
-@click.option("--min-atom-count", type=click.IntRange(min=0), default=MIN_ATOM_COUNT, show_default=True,
+@click.option("--min-atom-count", type=options.COUNT, default=MIN_ATOM_COUNT, show_default=True,
               help="Parity with grapheme units: a cluster seen fewer times in the distinct training lines is "
                    "spelled in bytes, not an atom (0 or 1: every cluster is one).")
-@click.option("--max-token-clusters", type=click.IntRange(min=0), default=MAX_TOKEN_CLUSTERS, show_default=True,
+@click.option("--max-token-clusters", type=options.COUNT, default=MAX_TOKEN_CLUSTERS, show_default=True,
               help="Parity with grapheme units: no token longer than this many clusters (0: no cap).")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for fractional sampling weights.")
+@click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
 @click.option("--compare-with", metavar="[NAME=]SPEC", help="Audit this tokenizer beside the new one.")
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
@@ -394,12 +430,16 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from fertility.io.corpus import find_files
     from fertility.metrics.balance import parse_pairs
     from fertility.train.bpe import ParitySettings
+    from fertility.train.retrain import OUR_FILES
     from fertility.train.retrain import check_output as check_retrain_output
     from fertility.train.retrain import retrain as run_retrain
     from fertility.train.retrain_report import report as retrain_report
     from fertility.train.retrain_report import summary as retrain_summary
 
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([*corpus_inputs(corpus), Input("--target-parity", target_parity),
+                              *corpus_inputs(held_out, "--held-out"), *tokenizer_inputs([compare_with], "--compare-with"),
+                              *cache_input()], [Output("-o", out_dir, OUR_FILES)])
     check_retrain_output(out_dir, force=force)  # every path and option before hours of training
     check_readable(held_out, option="--held-out")
     for path in held_out:
@@ -435,7 +475,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
 @cli.command()
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("corpus", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--add", "add", type=int, required=True, metavar="N", help="How many tokens to add.")
+@click.option("--add", "add", type=options.TOKENS_TO_ADD, required=True, metavar="N", help="How many tokens to add.")
 @click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder for tokenizer.json and training.json (new or empty, or holding only those two "
                    "files and --force).")
@@ -459,9 +499,12 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     from fertility.audit import audit as run_audit
     from fertility.io.corpus import find_files
     from fertility.train.extend import extend as run_extend
+    from fertility.train.retrain import OUR_FILES
     from fertility.train.retrain import check_output as check_retrain_output
 
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([Input("BASE", base), *corpus_inputs(corpus), *corpus_inputs(held_out, "--held-out"),
+                              *cache_input()], [Output("-o", out_dir, OUR_FILES)])
     check_retrain_output(out_dir, force=force)  # every path and option before the work
     check_readable([base, *corpus], option="extend")
     check_readable(held_out, option="--held-out")
@@ -511,6 +554,8 @@ def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, o
     from fertility.report import compare_tables as render_compare
 
     fmt = resolve_format(fmt)
+    refuse_inputs_as_outputs([*tokenizer_inputs([a], "A"), *tokenizer_inputs([b], "B"), *corpus_inputs(corpus),
+                              *cache_input()], [Output("-o", output)])
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
@@ -533,12 +578,12 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
     """`0.05` (every language) or `ben_Beng=3.5,eng_Latn=4` -> {lang or "*": limit}."""
     if text is None:
         return None
+    from fertility.io.numbers import real
     from fertility.metrics.balance import parse_pairs
 
-    try:
-        return {"*": float(text)}
-    except ValueError:
+    if "=" in text:
         return parse_pairs(text, option=option)
+    return {"*": real(text, option=option)}  # finite; its range is the gate's to check
 
 
 @cli.command()
@@ -551,7 +596,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--max-grapheme-cut-share", metavar="V|LANG=V,...", help="Maximum share of token boundaries inside graphemes.")
 @click.option("--max-unknown-share", metavar="V|LANG=V,...", help="Maximum share of unknown tokens.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
-@click.option("--max-regression", type=float, help="Largest relative chars/token loss per language vs --baseline.")
+@click.option("--max-regression", type=options.NUMBER, help="Largest relative chars/token loss per language vs --baseline.")
 @click.option("--reference", help="Reference language for premiums (default eng_Latn).")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
@@ -577,12 +622,6 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     from fertility.report import tables as render
 
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
-    check_append_target(target, option="--summary")  # both reports' places, before the audit
-    check_output_file(junit, force=True, option="--junit")
-    output = output_target(output, force=force)
-    if fmt == "html":
-        from fertility.report.html import bundle
-        bundle()  # vl-convert-python is there, before the audit
     path = config_path or find_config(Path.cwd())
     table, source = {}, "options"
     if path is not None:
@@ -596,6 +635,20 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
                  "reference": reference, "normalize": normalize}
     table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
+    checked = table.get("corpus")
+    checked = [checked] if isinstance(checked, str) else checked if isinstance(checked, list) else []
+    refuse_inputs_as_outputs(
+        [Input("--config", path), *tokenizer_inputs([t for t in [table.get("tokenizer")] if isinstance(t, str)]),
+         *corpus_inputs([c for c in checked if isinstance(c, str)]),
+         *([Input("baseline", table["baseline"])] if isinstance(table.get("baseline"), str) else []),
+         *cache_input()],
+        [Output("-o", output), Output("--junit", junit), Output("--summary", target)])
+    check_append_target(target, option="--summary")  # both reports' places, before the audit
+    check_output_file(junit, force=True, option="--junit")
+    output = output_target(output, force=force)
+    if fmt == "html":
+        from fertility.report.html import bundle
+        bundle()  # vl-convert-python is there, before the audit
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
@@ -638,10 +691,14 @@ def report(audits, output, force, mix, figures):
     from fertility.report.html import bundle, check_figures, figure_files, page
     from fertility.report.html import figures as write_figures
 
+    audit_inputs = [Input("AUDITS", path) for path in audits]
+    refuse_inputs_as_outputs(audit_inputs, [Output("-o", output)])
     output = output_target(output, force=force)
     bundle()
     built = saved_report(list(audits), mix=parse_mix(mix) if mix else None)
-    if figures is not None:
+    if figures is not None:  # the figures' names are known once the report is built; nothing is written yet
+        refuse_inputs_as_outputs(audit_inputs, [Output("-o", output), Output("--figures", figures,
+                                                                            tuple(figure_files(built)))])
         check_figures(figures, figure_files(built), force=force)
     write_or_echo(page(built), output, force)
     if figures is not None:
@@ -691,10 +748,24 @@ def _audit_html(result, findings: bool) -> str:
     return page(audit_report(result, findings=findings))
 
 
+def _terminate(signum: int, frame) -> None:
+    raise Terminated(signum)
+
+
+def unwind_on_termination() -> None:
+    """SIGTERM and SIGHUP unwind the command as Ctrl-C does (worker processes stopped, partial
+    files removed) instead of killing it where it stands; a signal the caller set to be ignored
+    (`nohup` ignores SIGHUP) stays ignored."""
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _terminate)
+
+
 def main() -> None:
     from fertility.engine.malloc import keep_freed_memory
 
     keep_freed_memory()  # the command's own process: chunk arrays reuse freed memory
+    unwind_on_termination()
     try:
         cli(prog_name="fertility")
     except SystemExit as done:

@@ -29,6 +29,58 @@ def _measure(chunk: Chunk, tokenizers: list[Tokenizer], evidence: bool) -> Chunk
     return measure_chunk(chunk, tokenizers, evidence=evidence, cache=ProfileCache(None))
 
 
+CALL_SECONDS = 120  # scattering the tokenizers, waiting for a first worker
+CHUNK_SECONDS = 900  # one chunk's counts (about a megabyte of text: seconds on any worker)
+
+
+def connect_seconds() -> float:
+    """Dask's own connect timeout (`distributed.comm.timeouts.connect`, 30 s unless configured,
+    e.g. DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s)."""
+    import dask
+    from dask.utils import parse_timedelta
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds") or 30)
+
+
+def check_scheduler(address: str, seconds: float) -> None:
+    """Connect and exchange Dask's handshake within `seconds`, or fail with one line.
+
+    Dask's own `connect` bounds the TCP connect but then waits for the handshake without a
+    limit (a server that accepts and stays silent hangs it for good), and it reads a reply
+    that is not Dask's (an HTTP server's) as frame lengths: an allocation of exabytes. This
+    probe runs it under a deadline, in a thread of its own (a caller may be inside an event loop).
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect, parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)  # an unknown scheme (http://, the dashboard's) is refused here
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"--scheduler {address}: not a Dask scheduler address such as tcp://host:8786 ({err})") from None
+
+    async def probe() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="fertility-dask-probe") as thread:
+        try:
+            thread.submit(asyncio.run, probe()).result()
+        except TimeoutError:
+            raise UsageError(f"--scheduler {address}: no Dask handshake within {seconds:g} s (it accepts connections "
+                             "but does not answer as a Dask scheduler)") from None
+        except OSError as err:
+            raise UsageError(f"--scheduler {address}: cannot connect ({err})") from None
+        except Exception as err:  # noqa: BLE001 - what answered is not a Dask scheduler, whatever it said
+            raise UsageError(f"--scheduler {address}: did not answer as a Dask scheduler (its reply could not be "
+                             f"read: {type(err).__name__}); is it a web server or the dashboard?") from None
+
+
 def client_for(scheduler: str | None, jobs: int):
     """A client of the given scheduler, or of a new loopback LocalCluster (closed with it)."""
     try:
@@ -36,13 +88,30 @@ def client_for(scheduler: str | None, jobs: int):
     except ImportError:
         raise UsageError("--engine dask needs dask.distributed: pip install 'fertility[dask]'") from None
     if scheduler:
+        seconds = connect_seconds()
+        check_scheduler(scheduler, seconds)
         try:
-            return Client(scheduler, timeout="30s"), None
+            client = Client(scheduler, timeout=seconds)
         except (OSError, TimeoutError, ValueError) as err:
             raise UsageError(f"--scheduler {scheduler}: cannot connect ({err})") from None
+        try:
+            client.wait_for_workers(1, timeout=CALL_SECONDS)
+        except (OSError, TimeoutError) as err:
+            client.close()
+            raise UsageError(f"--scheduler {scheduler}: no worker joined within {CALL_SECONDS} s ({err})") from None
+        return client, None
     cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                            dashboard_address="127.0.0.1:0", silence_logs=50)  # loopback only
     return Client(cluster), cluster
+
+
+def _result(future, address: str | None):
+    """A chunk's counts, or one line when none comes back in CHUNK_SECONDS (workers gone)."""
+    try:
+        return future.result(timeout=CHUNK_SECONDS)
+    except TimeoutError:
+        raise UsageError(f"--scheduler {address or 'LocalCluster'}: no result for a chunk within {CHUNK_SECONDS} s "
+                         "(are its workers still there?)") from None
 
 
 def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool, jobs: int = 1,
@@ -55,15 +124,19 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
         client, cluster = client_for(scheduler, jobs)
     try:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
-        shared = client.scatter(list(tokenizers), broadcast=True)
+        try:
+            shared = client.scatter(list(tokenizers), broadcast=True, timeout=CALL_SECONDS)
+        except TimeoutError:
+            raise UsageError(f"--scheduler {scheduler or 'LocalCluster'}: the tokenizers could not be sent to the "
+                             f"workers within {CALL_SECONDS} s") from None
         total = ChunkResult()
         pending: deque = deque()
         for chunk in chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=PIECE_BYTES):
             pending.append(client.submit(_measure, chunk, shared, evidence, pure=False, retries=3))
             while len(pending) >= 2 * workers:
-                total = _take(total, pending.popleft().result(), advance)
+                total = _take(total, _result(pending.popleft(), scheduler), advance)
         while pending:
-            total = _take(total, pending.popleft().result(), advance)
+            total = _take(total, _result(pending.popleft(), scheduler), advance)
         return total
     finally:
         if own:

@@ -6,6 +6,7 @@ their results are merged in the same order, so any number of jobs gives the same
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -31,9 +32,43 @@ _WORKER: dict = {}
 START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
-def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_folder: str | None) -> None:
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this worker end when its parent does, however the parent ends (SIGKILL included):
+    a worker left behind keeps the caller's stdout and stderr open, so a pipe reading them
+    never sees its end. On Linux the kernel sends SIGTERM (prctl PR_SET_PDEATHSIG); elsewhere a
+    thread watches the parent's pid. SIGTERM and SIGHUP kill the worker at once (the handler
+    a fork inherits from the command would only unwind it after the chunk at hand)."""
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None:
+            signal.signal(signum, signal.SIG_DFL)
+    watched = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            watched = ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) == 0
+        except (OSError, AttributeError):
+            watched = False
+    if os.getppid() != parent:  # the parent ended before the kernel was told: end now
+        os._exit(1)
+    if not watched:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+        threading.Thread(target=watch, daemon=True, name="fertility-parent-watch").start()
+
+
+def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_folder: str | None,
+                  parent: int) -> None:
     from .malloc import keep_freed_memory
 
+    die_with_parent(parent)
     keep_freed_memory()  # this process is ours: chunk arrays reuse freed memory
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # the workers are the parallelism
@@ -109,7 +144,7 @@ def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str],
     folder = str(cache.folder) if cache.folder is not None else None
     total = ChunkResult()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
-                               initargs=(specs, load_options, evidence, folder))
+                               initargs=(specs, load_options, evidence, folder, os.getpid()))
     side = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
     try:
         pending: deque = deque()
@@ -121,13 +156,22 @@ def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str],
                 total = _take(total, pending.popleft().result(), advance)
         while pending:
             total = _take(total, pending.popleft().result(), advance)
-    except BaseException:  # an error in a chunk, a bad line read here, Ctrl-C: stop the rest
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # an error in a chunk, a bad line read here, Ctrl-C, SIGTERM: stop the rest
+        stop(pool)
         raise
     pool.shutdown(wait=True)
     if side is not None and side.ident is not None:
         side.join()
     return total
+
+
+def stop(pool) -> None:
+    """End the workers now (their chunks' results are no longer wanted), then the pool: waiting
+    for chunks in flight would keep a terminated command alive for as long as they take."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # pid -> Process
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _take(total: ChunkResult, result: ChunkResult, advance) -> ChunkResult:

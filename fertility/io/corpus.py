@@ -37,6 +37,10 @@ from .readers import (
 )
 
 DOC_MODES = ("line", "file")
+# The all-languages row of every table and audit JSON (results.ALL): a language of that name
+# would give a second one, which `report` and `compare` rightly refuse. Lower-case `all` is a
+# language (ISO 639-3: Allar, of Kerala), so only this exact name is reserved.
+RESERVED_LANGUAGE = "ALL"
 _LANG_KEY = regex.compile(r"^(?P<lang>[a-z]{2,3})(?:[_-](?P<script>[A-Z][a-z]{3}))?$")
 
 
@@ -86,6 +90,47 @@ def _key(name: str) -> tuple[str, str | None] | None:
     if not script and match["lang"] not in CODES:
         return None
     return name, script
+
+
+def check_language_name(lang: str, where: str) -> None:
+    """Every language name, however it was given (a file or folder name, --lang, a record's
+    field), is checked here once, when it is first seen."""
+    if lang == RESERVED_LANGUAGE:
+        raise CorpusError(f"{where}: {RESERVED_LANGUAGE!r} cannot name a language: it is the name of the "
+                          "all-languages row; name the language by its code (e.g. eng_Latn)")
+    if not lang.strip() or any(ord(c) < 32 or ord(c) == 127 for c in lang):
+        raise CorpusError(f"{where}: {lang!r} cannot name a language (empty, or with a control character)")
+
+
+def check_corpus_paths(paths: list[Path | str], options: ReadOptions) -> None:
+    """Standard input can be read once, only when it is open, and --lang names its language."""
+    stdin = [p for p in paths if p == "-"]
+    if len(stdin) > 1:
+        raise CorpusError("-: standard input is given twice as a corpus; it can be read once")
+    if options.stdin_lang is not None and not stdin:
+        raise CorpusError(f"--lang {options.stdin_lang}: names the language of standard input, but no corpus is "
+                          "`-`; a file's language comes from its name (ben_Beng.txt) or its folder")
+    if stdin:
+        import sys
+        if sys.stdin is None or getattr(sys.stdin, "closed", False):
+            raise CorpusError("-: standard input is closed, so there is nothing to read; pipe the corpus in "
+                              "(zcat x.gz | fertility audit - --lang ben_Beng) or give a file")
+        if options.stdin_lang is not None:
+            check_language_name(options.stdin_lang, "--lang")
+
+
+def _remote(url: str, call):
+    """An fsspec backend's failure, whatever its class (huggingface_hub's httpx raises a bare
+    Exception without a network), as one line naming the URL."""
+    from fertility.errors import FertilityError
+    try:
+        return call()
+    except FertilityError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a remote file system's error is any class
+        reason = (str(err).strip().splitlines() or [""])[0][:200]
+        raise CorpusError(f"{url}: cannot reach it ({type(err).__name__}: {reason}); remote corpora need "
+                          "the network (or give a local copy)") from None
 
 
 def language_of(path: PurePath, root: PurePath | None = None) -> tuple[str, str | None]:
@@ -217,6 +262,7 @@ class CorpusStream:
             raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
         self.paths = [p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p) for p in paths]
         self.doc_mode, self.options = doc_mode, options or ReadOptions()
+        check_corpus_paths(self.paths, self.options)
         self.files: list[str] = []
         self.n_documents = 0
         self.skipped_records = 0
@@ -230,7 +276,9 @@ class CorpusStream:
         if root == "-":
             return [stdin_source(self.options)]
         if isinstance(root, str):
-            return url_sources(root)
+            found = _remote(root, lambda: url_sources(root))
+            return [dataclasses.replace(source, open=lambda opener=source.open, name=source.name:
+                                        _remote(name, opener)) for source in found]
         return [local_source(file, root) for file in find_files(root)]
 
     def total_bytes(self) -> int | None:
@@ -343,13 +391,15 @@ class CorpusStream:
                 for doc_lang, numbers, texts, size in runs:
                     if not texts:
                         continue
+                    if doc_lang not in self._declared:
+                        check_language_name(doc_lang, source.name if numbers is None or doc_lang == lang
+                                            else f"{source.name}: record {numbers[0]}")
+                        key = _key(doc_lang)
+                        self._declared[doc_lang] = script if doc_lang == lang else (key[1] if key else None)
                     if not found:
                         found = True
                         if doc_lang == lang or not self.options.lang_field:
                             _warn_again(naming)
-                    if doc_lang not in self._declared:
-                        key = _key(doc_lang)
-                        self._declared[doc_lang] = script if doc_lang == lang else (key[1] if key else None)
                     self._register(doc_lang, texts)
                     yield doc_lang, numbers, texts, source.name, size
                 if not found:

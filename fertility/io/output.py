@@ -8,7 +8,9 @@ and applied when writing (`write_output`, `replace_files`):
   opened and written through, never replaced;
 - a regular file is written atomically: a temp file in the same folder, renamed over it; an
   existing file keeps its mode (and owner when we may set it), a new one gets 0666 & ~umask;
-- an existing regular file is replaced only with `force`.
+- an existing regular file is replaced only with `force`;
+- no output is, replaces or lands inside an input (`refuse_inputs_as_outputs`, called by every
+  command before any work, with every path it will read and write).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import secrets
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from fertility.errors import InputError, OutputError
@@ -179,3 +182,104 @@ def check_append_target(path: Path | None, *, option: str) -> None:
             raise OutputError(f"{path}: is not writable (given to {option})")
         return
     check_folder_writable(folder_of(target), what=path)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A path a command reads. `whole`: a folder read as a whole (a corpus or tokenizer folder),
+    so a new file inside it would change the input; otherwise (the profile cache) only the
+    files already inside it are inputs."""
+
+    option: str
+    path: Path | str | None
+    whole: bool = True
+
+
+@dataclass(frozen=True)
+class Output:
+    """A path a command writes: a file, or (`names`) those files inside a folder."""
+
+    option: str
+    path: Path | None
+    names: tuple[str, ...] = ()
+
+
+def _local(path: Path | str | None) -> bool:
+    """A path on this machine's file system (not stdout/stdin `-`, not a URL)."""
+    return path is not None and str(path) not in ("", STDOUT) and "://" not in str(path)
+
+
+def _inside(real: str, folder: str) -> bool:
+    return real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _same_file(info: os.stat_result | None, other: os.stat_result) -> bool:
+    return info is not None and (info.st_dev, info.st_ino) == (other.st_dev, other.st_ino)
+
+
+def _linked_inside(folder: str, info: os.stat_result) -> str | None:
+    """A file below `folder` that is the same file as `info` (a hard link), if any."""
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            with contextlib.suppress(OSError):
+                if _same_file(os.stat(os.path.join(dirpath, name)), info):
+                    return os.path.join(dirpath, name)
+    return None
+
+
+def refuse_inputs_as_outputs(inputs: Iterable[Input], outputs: Iterable[Output]) -> None:
+    """Before any work: no file a command writes is one of its inputs (the same path after
+    links, `..` and the current folder are resolved, or the same file through a hard link),
+    lies inside a folder read as a whole (a corpus or tokenizer folder: the output would be
+    read as input next time), or is written twice by one command. Inputs that do not exist
+    are left to their readers to report."""
+    known: list[tuple[Input, str, os.stat_result]] = []
+    for given in inputs:
+        if not _local(given.path):
+            continue
+        try:
+            known.append((given, os.path.realpath(given.path), os.stat(given.path)))  # type: ignore[arg-type]
+        except OSError:
+            continue
+    written: dict[str, tuple[Path, str]] = {}
+    for out in outputs:
+        if not _local(out.path):
+            continue
+        assert out.path is not None
+        for file in [out.path / name for name in out.names] if out.names else [out.path]:
+            real = os.path.realpath(file)
+            try:
+                info: os.stat_result | None = os.stat(file)
+            except OSError:
+                info = None
+            if info is not None and not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode) \
+                    and not out.names:
+                continue  # a device or FIFO (-o /dev/null): written through, nothing is replaced
+            if real in written:
+                first, option = written[real]
+                raise OutputError(f"{file}: given as {out.option} and as {option} ({first}); "
+                                  "each output needs a file of its own")
+            written[real] = (file, out.option)
+            _refuse_overlap(file, out.option, real, info, known)
+
+
+def _refuse_overlap(file: Path, option: str, real: str, info: os.stat_result | None,
+                    known: list[tuple[Input, str, os.stat_result]]) -> None:
+    for given, real_input, input_info in known:
+        if real == real_input or (_same_file(info, input_info) and stat.S_ISREG(input_info.st_mode)):
+            how = "" if real == real_input else " (the same file through a hard link)"
+            raise OutputError(f"{file}: {option} would replace {given.path}, an input given as {given.option}"
+                              f"{how}; an output never replaces an input: write it elsewhere")
+        if stat.S_ISDIR(input_info.st_mode) and _inside(real, real_input):
+            if info is not None:
+                raise OutputError(f"{file}: {option} would replace a file inside {given.path}, a folder given as "
+                                  f"{given.option}; an output never replaces an input: write it elsewhere")
+            if given.whole:
+                raise OutputError(f"{file}: {option} lies inside {given.path}, a folder given as {given.option} "
+                                  "(the next run would read it as input); write it outside that folder")
+    if info is not None and info.st_nlink > 1:  # another name of this file may sit in an input folder
+        for given, real_input, input_info in known:
+            if stat.S_ISDIR(input_info.st_mode) and (linked := _linked_inside(real_input, info)):
+                raise OutputError(f"{file}: {option} is the same file as {linked} (a hard link), inside "
+                                  f"{given.path}, a folder given as {given.option}; an output never replaces "
+                                  "an input: write it elsewhere")

@@ -24,18 +24,27 @@ import regex
 
 from fertility.errors import UsageError
 
+from .numbers import MAX_SAMPLE_BYTES
+
 Z95 = 1.959963984540054
-_SIZE = regex.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", regex.IGNORECASE)
+_SIZE = regex.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(i?b?)\s*$", regex.IGNORECASE | regex.ASCII)
 
 
-def parse_size(text: str) -> int:
-    """`500k`, `10MB`, `1GiB`, `2000` -> bytes (k = 1000, Ki = 1024)."""
+def parse_size(text: str, *, option: str = "--sample-bytes") -> int:
+    """`500k`, `10MB`, `1GiB`, `2000` -> bytes (k = 1000, Ki = 1024), in ASCII digits; a size
+    that rounds down to no byte at all (`0.1`) is refused, as a sample of nothing would be."""
     match = _SIZE.match(text)
-    if not match or float(match[1]) <= 0:
-        raise UsageError(f"--sample-bytes {text!r}: expected a size such as 500k, 10MB or 1GiB")
+    if not match:
+        raise UsageError(f"{option} {text!r}: expected a size such as 500k, 10MB or 1GiB")
     power = " kmgt".index(match[2].lower() or " ")
     base = 1024 if match[3].lower().startswith("i") else 1000
-    return int(float(match[1]) * base ** power)
+    size = int(float(match[1]) * base ** power)
+    if size < 1:
+        raise UsageError(f"{option} {text!r}: expected a size of at least one byte, such as 500k, 10MB or 1GiB "
+                         "(this one rounds down to 0 bytes)")
+    if size > MAX_SAMPLE_BYTES:
+        raise UsageError(f"{option} {text!r}: more than {MAX_SAMPLE_BYTES:,} bytes per language")
+    return size
 
 
 @dataclass(frozen=True)

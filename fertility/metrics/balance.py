@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from fertility.errors import UsageError
+from fertility.io.numbers import real
 from fertility.results.model import Counts, ratio
 
 PARALLEL = "parallel token ratio"
@@ -59,10 +60,10 @@ def parse_pairs(text: str, *, option: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         lang, sep, raw = part.partition("=")
         try:
-            value = float(raw)
-        except ValueError:
+            value = real(raw, option=option, low=0.0, low_open=True)
+        except UsageError:  # said below, with the part at fault
             value = -1.0
-        if not sep or not lang.strip() or not value > 0 or math.isinf(value):
+        if not sep or not lang.strip() or not value > 0:
             raise UsageError(f"{option} {text!r}: expected LANG=NUMBER pairs with positive numbers, "
                              f"e.g. ben_Beng=0.7,eng_Latn=0.3 (bad part: {part!r})")
         if lang.strip() in values:

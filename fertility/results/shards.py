@@ -12,10 +12,12 @@ a merged audit has none (run a plain audit, or one with --sample-docs, for findi
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from fertility.errors import InputError, UsageError
+from fertility.io.numbers import MAX_SHARDS
 
 from .model import AuditResult, Counts
 
@@ -23,12 +25,19 @@ T = TypeVar("T")
 SLICING = "documents i with i mod N = K-1, in reading order"
 
 
+_SHARD = re.compile(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*", re.ASCII)
+
+
 def parse_shard(text: str) -> tuple[int, int]:
-    """`3/8` -> (3, 8), 1 <= K <= N."""
-    k, sep, n = text.partition("/")
-    if not (sep and k.strip().isdigit() and n.strip().isdigit()) or not 1 <= int(k) <= int(n):
-        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 1/4")
-    return int(k), int(n)
+    """`3/8` -> (3, 8), 1 <= K <= N <= MAX_SHARDS, in ASCII digits (`int` would also take `１`
+    and fail on `²`, which `str.isdigit` lets through)."""
+    match = _SHARD.fullmatch(text)
+    if not match or len(text) > 40 or not 1 <= int(match[1]) <= int(match[2]):
+        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N in ASCII digits, e.g. 1/4")
+    k, n = int(match[1]), int(match[2])
+    if n > MAX_SHARDS:
+        raise UsageError(f"--shard {text!r}: at most {MAX_SHARDS:,} shards")
+    return k, n
 
 
 def select(documents: Iterable[T], shard: tuple[int, int]) -> Iterator[T]:
@@ -60,7 +69,11 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
         shard = part.signature.extra.get("shard")
         if not isinstance(shard, str) or "/" not in shard:
             raise InputError(f"{name}: not a shard part (write parts with `fertility audit --shard K/N -f json`)")
-        k, n = parse_shard(shard)
+        try:
+            k, n = parse_shard(shard)
+        except UsageError:
+            raise InputError(f"{name}: not a shard part: its signature's shard {shard!r} is not K/N with "
+                             f"1 <= K <= N <= {MAX_SHARDS:,}") from None
         total = total or n
         if n != total:
             raise InputError(f"{name}: shard {shard}, but {names[0]} is one of {total} shards")

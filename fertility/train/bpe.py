@@ -36,6 +36,7 @@ from fertility.choices import (
 )
 from fertility.errors import UsageError
 from fertility.io.corpus import Document
+from fertility.io.numbers import MAX_COUNT, MAX_TEMPERATURE, MAX_VOCAB_SIZE, MIN_TEMPERATURE, real, whole
 from fertility.text.units import graphemes
 
 # GPT-2's pattern with \p{M} beside \p{L}: vowel signs, virama and nukta stay in their word,
@@ -93,8 +94,7 @@ def equal_weights(char_counts: dict[str, int]) -> dict[str, float]:
 
 def temperature_weights(char_counts: dict[str, int], temperature: float) -> dict[str, float]:
     """Multipliers that turn natural shares p into p^(1/T) shares; the largest language keeps 1."""
-    if temperature <= 0:
-        raise UsageError("--temperature must be positive")
+    real(temperature, option="--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)
     total = sum(char_counts.values())
     shares = {lang: n / total for lang, n in char_counts.items()}
     target = {lang: p ** (1 / temperature) for lang, p in shares.items()}
@@ -256,15 +256,11 @@ def train_parity(train: dict[str, list[str]], *, dev: dict[str, list[str]] | Non
     langs = list(train)
     if settings.variant not in PARITY_VARIANTS:
         raise UsageError(f"--parity-variant {settings.variant!r}: choose one of {', '.join(PARITY_VARIANTS)}")
-    if not 0 <= settings.global_merges < 1:
-        raise UsageError(f"--global-merges {settings.global_merges}: give a share of the merges in [0, 1)")
-    if not settings.alpha > 0:
-        raise UsageError(f"--parity-alpha {settings.alpha}: give a positive number")
-    if settings.min_atom_count < 0:
-        raise UsageError(f"--min-atom-count {settings.min_atom_count}: give 0 or 1 (every cluster) or more")
-    if settings.max_token_clusters is not None and settings.max_token_clusters < 1:
-        raise UsageError(f"--max-token-clusters {settings.max_token_clusters}: give 1 or more (0 on the "
-                         "command line: no cap)")
+    real(settings.global_merges, option="--global-merges", low=0.0, high=1.0, high_open=True)
+    real(settings.alpha, option="--parity-alpha", low=0.0, low_open=True)
+    whole(settings.min_atom_count, option="--min-atom-count", low=0, high=MAX_COUNT)
+    if settings.max_token_clusters is not None:  # None: no cap (0 on the command line)
+        whole(settings.max_token_clusters, option="--max-token-clusters", low=1, high=MAX_COUNT)
 
     def trainer(num_merges: int, **alphabet) -> trainers.ParityBpeTrainer:
         return trainers.ParityBpeTrainer(
@@ -379,12 +375,15 @@ def check_trainer_pattern(name: str, split: str) -> None:
                          "write it without that construct, e.g. \\p{Bengali} for \\p{Script=Bengali}") from None
 
 
-def check_training_options(*, units: str, vocab_size: int, pattern: str) -> str:
-    """Refuse what training would refuse, before any corpus is read; return the split regex."""
+def check_training_options(*, units: str, vocab_size: int, pattern: str, min_frequency: int = 2) -> str:
+    """Refuse what training would refuse (or the Rust trainer would abort on), before any corpus
+    is read; return the split regex."""
     if units not in UNITS:
         raise UsageError(f"--units {units!r}: choose one of {', '.join(UNITS)}")
-    if vocab_size < 300:
+    if not isinstance(vocab_size, bool) and isinstance(vocab_size, int) and vocab_size < 300:
         raise UsageError(f"--vocab-size {vocab_size} is too small (at least 300: 256 bytes come first)")
+    whole(vocab_size, option="--vocab-size", low=300, high=MAX_VOCAB_SIZE)
+    whole(min_frequency, option="min_frequency", low=0, high=MAX_COUNT)
     split = TRAIN_PATTERNS.get(pattern, pattern)
     try:
         regex.compile(split)
@@ -398,7 +397,7 @@ def train_tokenizer(documents: Sequence[Document], *, vocab_size: int, units: st
                     pattern: str = "marks", weights: dict[str, float] | None = None,
                     seed: int = 0, min_frequency: int = 2, show_progress: bool = False) -> tokenizers.Tokenizer:
     """Train on `documents` (sampled by language `weights`) and return the tokenizer."""
-    split = check_training_options(units=units, vocab_size=vocab_size, pattern=pattern)
+    split = check_training_options(units=units, vocab_size=vocab_size, pattern=pattern, min_frequency=min_frequency)
     chosen = sample_documents(documents, weights, seed=seed)
 
     def texts() -> Iterator[str]:

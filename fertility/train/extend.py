@@ -31,6 +31,7 @@ import regex
 from fertility.choices import EXTEND_SPLITS as SPLITS
 from fertility.errors import InputError, TokenizerError, UsageError
 from fertility.io.corpus import read_corpus
+from fertility.io.numbers import MAX_COUNT, MAX_VOCAB_SIZE, whole
 from fertility.io.samples import samples_dir
 from fertility.results.signature import library_versions
 from fertility.text.units import SCRIPT_ALIASES, SCRIPT_NAMES
@@ -226,7 +227,7 @@ def learn_merges(base, texts: Iterable[str], *, add: int, pairs: frozenset[bytes
                     return chosen
         if len(learned) < wanted:  # the corpus has no more pairs seen min_frequency times
             return chosen
-        wanted = int(wanted * 1.5) + 100
+        wanted = min(int(wanted * 1.5) + 100, MAX_VOCAB_SIZE)  # the trainer reserves room for all
     return chosen
 
 
@@ -286,8 +287,8 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
            show_progress: bool = False) -> Extended:
     import tokenizers
 
-    if add < 1:
-        raise UsageError(f"--add {add}: give a positive number of tokens to add")
+    whole(add, option="--add", low=1, high=MAX_VOCAB_SIZE)
+    whole(min_frequency, option="min_frequency", low=0, high=MAX_COUNT)
     if split not in SPLITS:
         raise UsageError(f"--split {split!r}: choose one of {', '.join(SPLITS)}")
     check_output(output, force=force)
@@ -306,6 +307,10 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
         for node in _splits(working["pre_tokenizer"]):
             node["pattern"]["Regex"] = mark_aware(node["pattern"]["Regex"])
     resplit = tokenizers.Tokenizer.from_str(json.dumps(working))
+    n_base = base.get_vocab_size(with_added_tokens=True)
+    if n_base + add > MAX_VOCAB_SIZE:  # the trainer below reserves room for that many up front
+        raise UsageError(f"--add {add:,}: {base_path} already has {n_base:,} ids, and a vocabulary holds at "
+                         f"most {MAX_VOCAB_SIZE:,}")
     scripts = sorted(set(corpus.scripts.values()))
     pairs = script_lead_pairs(scripts)
     if not pairs:

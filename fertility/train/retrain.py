@@ -24,6 +24,7 @@ from fertility.choices import BALANCES, TRAINERS
 from fertility.engine.count import count
 from fertility.errors import FertilityError, OutputError, UsageError
 from fertility.io.corpus import Corpus, read_corpus
+from fertility.io.numbers import MAX_TEMPERATURE, MAX_WEIGHT, MIN_TEMPERATURE, real
 from fertility.io.output import check_folder_writable, folder_of, make_folder, replace_files
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
@@ -85,6 +86,15 @@ def check_output(output: Path, *, force: bool) -> None:
                           "pass --force to replace them")
     if not os.access(output, os.W_OK | os.X_OK):
         raise OutputError(f"{output}: folder is not writable")
+
+
+def check_balance_options(*, weights: dict[str, float] | None, temperature: float | None) -> None:
+    """Sampling weights and temperature in their ranges, before any corpus is read (a weight
+    repeats each document that many times; a tiny temperature divides by zero)."""
+    for lang, weight in (weights or {}).items():
+        real(weight, option=f"--weights {lang}", low=0.0, low_open=True, high=MAX_WEIGHT)
+    if temperature is not None:
+        real(temperature, option="--temperature", low=MIN_TEMPERATURE, high=MAX_TEMPERATURE)
 
 
 def resolve_weights(corpus: Corpus, *, weights: dict[str, float] | None, temperature: float | None,
@@ -209,7 +219,8 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     """
     trainer = trainer or ("parity" if target_parity is not None else "bpe")
     units = units or ("graphemes" if trainer == "parity" else "bytes")
-    check_training_options(units=units, vocab_size=vocab_size, pattern=pattern)
+    check_training_options(units=units, vocab_size=vocab_size, pattern=pattern, min_frequency=min_frequency)
+    check_balance_options(weights=weights, temperature=temperature)
     if trainer not in TRAINERS:
         raise UsageError(f"--trainer {trainer!r}: choose one of {', '.join(TRAINERS)}")
     check_output(output, force=force)
