@@ -17,7 +17,6 @@ split to keep combining marks with their letters (what else that changes is repo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -28,9 +27,11 @@ from pathlib import Path
 
 import regex
 
+from .backends._common import sha256_file
 from .choices import EXTEND_SPLITS as SPLITS
 from .corpus import read_corpus
-from .errors import InputError, TokenizerError, UsageError
+from .errors import TokenizerError, UsageError
+from .limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 from .retrain import check_output, write_folder
 from .samples import samples_dir
 from .signature import library_versions
@@ -147,13 +148,10 @@ def _is_byte_level(config: dict) -> bool:
 
 def load_base(path: Path) -> dict:
     """The base tokenizer.json as a dict, refused unless it is a byte-level BPE."""
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    data = read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer.json")
     try:
         config = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
                              "BPE tokenizer.json") from None
     model = config.get("model") if isinstance(config, dict) else None
@@ -328,7 +326,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
         "arguments": {"base": str(base_path), "corpus": [str(p) for p in corpus_paths], "add": add,
                       "split": split, "min_frequency": min_frequency,
                       "held_out": [str(p) for p in check_corpus or []] or "bundled samples"},
-        "base": {"sha256": hashlib.sha256(base_path.read_bytes()).hexdigest(), "ids": n_old,
+        "base": {"sha256": sha256_file(str(base_path)), "ids": n_old,
                  "merges": len(config["model"]["merges"])},
         "corpus": {"sha256": corpus.sha256, "files": len(corpus.files), "documents": len(corpus.documents),
                    "scripts": scripts},

@@ -14,12 +14,14 @@ import numpy as np
 import sentencepiece
 
 from ..errors import TokenizerError
+from ..limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 from . import Encoded, Tokens
 from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
 
 
 class SPMTokenizer:
     def __init__(self, path: Path):
+        check_file_size(path, MAX_TOKENIZER_FILE_BYTES, "SentencePiece model", TokenizerError)
         processor = sentencepiece.SentencePieceProcessor()
         try:
             processor.Load(model_file=str(path))
