@@ -34,8 +34,9 @@ def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str]) -> list[
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
     """What the engine approximates or samples, for the signature."""
-    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes; "
-                                  "a token across a cut counts as two"}
+    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes (where a piece "
+                                  "has no whitespace, at a grapheme cluster boundary); a token (or a word) "
+                                  "across a cut counts as two"}
     if diagnose:
         settings["findings_sample"] = (f"first {SAMPLE_BYTES} bytes of each language in reading order "
                                        "(pre-tokens, normalization, token examples); offenders: all text")
@@ -129,6 +130,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                     load_options={"pattern": pattern, "normalize": normalize},
                     advance=advance, observe=watchers if watchers and any(watchers) else None,
                     chunk_bytes=chunk_bytes, meanwhile=early.run)
+        cache.warn()
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
