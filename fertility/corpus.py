@@ -436,21 +436,23 @@ class CorpusStream:
         """Whole documents: a document read in pieces is joined again, up to MAX_DOCUMENT_BYTES
         (commands that hold documents whole: compare, retrain, report, sampling, shards)."""
         held: Document | None = None
+        parts: list[str] = []
         size = 0
         for lang, numbers, texts, name, _, continues in self._runs(blocks=False):
             for k, (number, text) in enumerate(zip(numbers, texts)):
                 if k == 0 and continues and held is not None:
-                    size += len(text.encode("utf-8", errors="surrogatepass"))
+                    size = (size or len(parts[0].encode("utf-8", errors="surrogatepass"))) + \
+                        len(text.encode("utf-8", errors="surrogatepass"))
                     if size > MAX_DOCUMENT_BYTES:
                         raise CorpusError(f"{name}:{held.line}: a document of over {human(MAX_DOCUMENT_BYTES)}; this "
                                           "command holds each document whole (a plain audit reads it in pieces)")
-                    held = dataclasses.replace(held, text=held.text + text)
+                    parts.append(text)
                     continue
                 if held is not None:
-                    yield held
-                held, size = Document(lang, text, name, number), len(text)
+                    yield dataclasses.replace(held, text="".join(parts)) if len(parts) > 1 else held
+                held, parts, size = Document(lang, text, name, number), [text], 0
         if held is not None:
-            yield held
+            yield dataclasses.replace(held, text="".join(parts)) if len(parts) > 1 else held
 
     def batches(self):
         """The same documents as `documents()`, a Batch at a time (the audit's fast path); a

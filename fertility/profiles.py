@@ -2,7 +2,7 @@
 
 Bytes, characters, graphemes and words depend only on the text. The costly part is the
 grapheme segmentation; its result, the characters that continue a cluster, is cached by the
-chunk's content hash, the segmenter's version and fertility's version, in
+chunk's content hash, the segmenter's, fertility's and the entry format's versions, in
 `$FERTILITY_CACHE_DIR`, else `$XDG_CACHE_HOME/fertility`, else `~/.cache/fertility`.
 
 Nothing in the cache is trusted: an entry names the content hash, texts, bytes and characters
@@ -77,7 +77,7 @@ class ProfileCache:
         self.stats = CacheStats()
 
     def key(self, texts: list[str]) -> str:
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(_MAGIC)  # each entry format has its own keys: an older one is never met
         seg = segmenter_info()
         digest.update(f"{__version__}\0{seg['segmenter']}\0{seg['segmenter_unicode']}\0".encode())
         for text in texts:
