@@ -313,7 +313,7 @@ def billion_shards(folder: Path) -> Run:
 def cache_entries(folder: Path, replace: Callable[[Path], None]) -> Run:
     """An audit whose profile cache entries were replaced by something hostile."""
     import fertility
-    from fertility.profiles import ProfileCache
+    from fertility.engine.profiles import ProfileCache
     corpus = tiny(folder)
     cache = folder / "cache"
     fertility.audit(["bytes"], [corpus], diagnose=False, cache=ProfileCache(cache))

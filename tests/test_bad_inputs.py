@@ -501,7 +501,7 @@ def _cache_entries(edit: Callable[[Path], None]) -> Callable[[Path], None]:
     """tiny_corpus audited once into ./cache, then `edit(path)` applied to each entry."""
     def setup(tmp: Path) -> None:
         import fertility
-        from fertility.profiles import ProfileCache
+        from fertility.engine.profiles import ProfileCache
         tiny_corpus(tmp)
         fertility.audit(["bytes"], [tmp / "corpus"], diagnose=False, cache=ProfileCache(tmp / "cache"))
         for entry in sorted((tmp / "cache").rglob("*.npy")):

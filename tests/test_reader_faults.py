@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 from real_files import real_file, shared
 
 import fertility
-from fertility import chunks
-from fertility.chunks import PieceCutter, pieces
 from fertility.cli import cli
-from fertility.corpus import CorpusStream
-from fertility.decompress import decompressed
+from fertility.engine import chunks
+from fertility.engine.chunks import PieceCutter, pieces
 from fertility.errors import CorpusError, FertilityWarning, TokenizerError
+from fertility.io.corpus import CorpusStream
+from fertility.io.decompress import decompressed
 
 zstandard = pytest.importorskip("zstandard")
 pa = pytest.importorskip("pyarrow")
@@ -176,7 +176,7 @@ def test_parquet_cut_short_or_with_a_huge_page_is_refused(tmp_path):
 
 def test_parquet_page_sizes_are_read_from_every_page_header(tmp_path, monkeypatch):
     """The page walk visits exactly the pages the writer made (small pages: many of them)."""
-    from fertility import parquet_pages
+    from fertility.io import parquet_pages
     table = pa.table({"text": [f"line {i} " * 20 for i in range(3000)], "lang": ["ben_Beng"] * 3000})
     for options in ({"data_page_size": 2048}, {"data_page_version": "2.0", "use_dictionary": False, "data_page_size": 8192},
                     {"write_page_index": True, "compression": "gzip", "row_group_size": 700, "data_page_size": 4096}):
@@ -220,7 +220,7 @@ def test_a_lone_surrogate_is_a_bad_record_never_text(tmp_path, escape):
 
 
 def fertility_options(*, skip: bool = False, lang: str | None = None):
-    from fertility.readers import ReadOptions
+    from fertility.io.readers import ReadOptions
     return ReadOptions(skip_bad_records=skip, lang_field=lang)
 
 
@@ -472,7 +472,7 @@ CLUSTER_ALPHABET = ["ক", "্", "ষ", "া", "👍", "🏽", "\u200d", "👩"
 def test_the_checks_never_reject_a_true_entry(texts):
     """Wherever the checks decide, they agree with `\\X`, on texts of emoji, flags, astral and
     Indic characters: a correct entry is never rejected (no false alarms)."""
-    from fertility.text import PairJoins, code_points
+    from fertility.text.units import PairJoins, code_points
     pairs = PairJoins(texts, code_points("".join(texts)))
     assert not ((pairs.segmented(texts) != pairs.expected()) & ~pairs.undecided()).any()
 

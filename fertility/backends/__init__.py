@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
-from ..errors import TokenizerError, UsageError
+from fertility.errors import TokenizerError, UsageError
 
 if TYPE_CHECKING:  # annotations only: `fertility --help` starts without numpy
     import numpy as np
@@ -207,7 +207,7 @@ def _sniff_json(path: Path) -> str:
         return "tekken"
     if b'"truncation"' in head or b'"added_tokens"' in head:  # tokenizers writes these first
         return "hf"
-    from ..limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
+    from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 
     try:
         data = json.loads(read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer file", TokenizerError))

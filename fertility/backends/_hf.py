@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-from ..errors import TokenizerError
-from ..limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
+from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
+
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
 

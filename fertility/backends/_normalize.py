@@ -18,8 +18,9 @@ from typing import Literal
 import numpy as np
 import regex
 
-from ..errors import TokenizerError, UsageError
-from ..limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+from fertility.errors import TokenizerError, UsageError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+
 from . import Encoded, PreTokenizer, Tokenizer
 
 Form = Literal["NFC", "NFKC"]

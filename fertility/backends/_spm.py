@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import sentencepiece
 
-from ..errors import TokenizerError
-from ..limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+
 from . import Encoded, Tokens
 from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
 

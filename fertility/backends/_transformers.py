@@ -12,8 +12,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..errors import TokenizerError
-from ..limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
+
 from ._common import display_name
 from ._hf import HFTokenizer
 
