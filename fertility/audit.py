@@ -21,7 +21,7 @@ from fertility.io.readers import ReadOptions
 from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
 from fertility.results.model import AuditResult
-from fertility.results.shards import shard_settings
+from fertility.results.shards import check_shard, shard_settings
 from fertility.results.signature import build_signature
 
 from .backends import Tokenizer, load_tokenizer
@@ -77,8 +77,9 @@ def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
     """What the engine approximates or samples, for the signature."""
-    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes; "
-                                  "a token across a cut counts as two"}
+    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes (where a piece "
+                                  "has no whitespace, at a grapheme cluster boundary); a token (or a word) "
+                                  "across a cut counts as two"}
     if diagnose:
         settings["findings_sample"] = (f"first {SAMPLE_BYTES} bytes of each language in reading order "
                                        "(pre-tokens, normalization, token examples); offenders: all text")
@@ -125,6 +126,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     if not tokenizers:
         raise UsageError("no tokenizer given")
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
+        check_shard(shard)
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
@@ -174,6 +176,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
                     load_options={"pattern": pattern, "normalize": normalize},
                     advance=advance, observe=watchers if watchers and any(watchers) else None,
                     chunk_bytes=chunk_bytes, meanwhile=early.run)
+        cache.warn()
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs

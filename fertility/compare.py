@@ -226,9 +226,13 @@ def looks_like_audit(path: Path) -> bool:
     hand-edited audit gets its own message instead of "not one of each"."""
     if not path.is_file() or path.suffix.lower() != ".json":
         return False
+    from .limits import MAX_AUDIT_JSON_BYTES
+
     try:
+        if path.stat().st_size > MAX_AUDIT_JSON_BYTES:  # too large for an audit: a tokenizer.json, if anything
+            return False
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return True
     return not (isinstance(data, dict) and "model" in data)
 

@@ -405,7 +405,7 @@ ENGINE_CASES: list[Case] = [
     # one 3 MB line: measured in pieces cut at spaces, with findings, on two workers
     Case("one-long-line", ("audit", "corpus", "-t", "tiktoken:cl100k_base", "-f", "csv", "--jobs", "2"), 0, "",
          setup=lambda tmp: one_long_line(tmp, spaces=True)),
-    # one 3 MB line with no whitespace to cut at: measured whole
+    # one 3 MB line with no whitespace to cut at: measured in pieces cut at grapheme cluster boundaries
     Case("one-long-word", ("audit", "corpus", "-t", "bytes", "-f", "csv", "--no-findings"), 0, "",
          setup=lambda tmp: one_long_line(tmp, spaces=False)),
 ]
@@ -579,7 +579,205 @@ EDGE_CASES: list[Case] = [
 ]
 
 
-CASES = OUTPUT_CASES + INPUT_CASES + OPTION_CASES + ENGINE_CASES + EDGE_CASES
+# --- readers and loaders: streams to a verified end, sizes checked before allocating ----------
+def _reader_files(name: str, make: Callable[[], bytes]) -> Callable[[Path], None]:
+    """tiny_corpus plus the file `name`, whose bytes are made when the row runs."""
+    def setup(tmp: Path) -> None:
+        tiny_corpus(tmp)
+        path = tmp / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(make())
+    return setup
+
+
+def _bz2_damaged() -> bytes:
+    import bz2
+    data = bz2.compress(_LINES)
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x5A]) + data[middle + 1:]
+
+
+def _xz_then_junk() -> bytes:
+    import lzma
+    return lzma.compress(_LINES) + b"PK\x03\x04"
+
+
+def _costly_spm() -> bytes:
+    from hostile import spm_gguf
+    return spm_gguf(["ক" * k for k in range(1, 1201)])
+
+
+def _gz(data: bytes) -> bytes:
+    import gzip
+    return gzip.compress(data)
+
+
+def _zst(data: bytes, checksum: bool = True) -> bytes:
+    import zstandard
+    return zstandard.ZstdCompressor(write_checksum=checksum).compress(data)
+
+
+_LINES = ("নদীর বাজার ভোরে খোলে। " * 300 + "\n").encode() * 20
+
+
+def _arrow(rows: int, *, keep_batches: int | None = None, junk: bytes = b"") -> bytes:
+    import io
+
+    import pyarrow as pa
+    table = pa.table({"text": [f"line {i}" for i in range(rows)]})
+    sink = io.BytesIO()
+    ends = []
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        for start in range(0, rows, 10):
+            writer.write_table(table.slice(start, 10))
+            ends.append(sink.tell())
+    data = sink.getvalue()
+    return (data[:ends[keep_batches - 1]] if keep_batches else data) + junk
+
+
+def _gguf(*pairs: bytes, n_kv: int | None = None) -> bytes:
+    from hostile import gguf_header
+    return gguf_header(list(pairs), n_kv)
+
+
+def _gguf_nested(depth: int) -> bytes:
+    import struct
+
+    from hostile import gguf_kv
+    value = struct.pack("<IQ", 0, 0)
+    for _ in range(depth):
+        value = struct.pack("<IQ", 9, 1) + value
+    return _gguf(gguf_kv("tokenizer.ggml.tokens", 9, value))
+
+
+def _wordlevel(top_id: int) -> bytes:
+    import json
+    vocab = {"[UNK]": 0, "the": 1, "river": top_id}
+    return json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                       "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+                       "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}}).encode()
+
+
+def _sparse_file(name: str, size: int, head: bytes) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        from hostile import sparse
+        tiny_corpus(tmp)
+        sparse(tmp / name, size, head)
+    return setup
+
+
+def _cache_entries(edit: Callable[[Path], None]) -> Callable[[Path], None]:
+    """tiny_corpus audited once into ./cache, then `edit(path)` applied to each entry."""
+    def setup(tmp: Path) -> None:
+        import fertility
+        from fertility.engine.profiles import ProfileCache
+        tiny_corpus(tmp)
+        fertility.audit(["bytes"], [tmp / "corpus"], diagnose=False, cache=ProfileCache(tmp / "cache"))
+        for entry in sorted((tmp / "cache").rglob("*.npy")):
+            edit(entry)
+    return setup
+
+
+def _replaced(make: Callable[[Path], object]) -> Callable[[Path], None]:
+    def edit(entry: Path) -> None:
+        entry.unlink()
+        make(entry)
+    return edit
+
+
+def _shard_part(k: int, n: int, *, claim: str | None = None) -> Callable[[Path], None]:
+    """A real part of shard K/N; `claim` edits the shard its signature states (by hand, as a
+    hostile part would: the library refuses to write more than MAX_SHARDS)."""
+    def setup(tmp: Path) -> None:
+        import fertility
+        tiny_corpus(tmp)
+        part = fertility.audit(["bytes"], [tmp / "corpus"], shard=(k, n), cache=False).to_json()
+        if claim is not None:
+            part = part.replace(f'"shard": "{k}/{n}"', f'"shard": "{claim}"')
+        (tmp / "part.json").write_text(part, encoding="utf-8")
+    return setup
+
+
+AUDIT_BYTES = ("audit", "-q", "-f", "csv", "-t", "bytes", "--no-findings")
+AUDIT_TOKENIZER = ("audit", "-q", "-f", "csv", "--no-findings", "corpus", "-t")
+
+READER_CASES: list[Case] = [
+    # compressed files read to their end marker, checksums checked, nothing after them ignored
+    Case("read-gz-cut-in-the-middle", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.gz: truncated gzip file: the data ends at",
+         setup=_reader_files("c/ben_Beng.txt.gz", lambda: _gz(_LINES)[:700])),
+    Case("read-gz-second-member-cut", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.gz: truncated gzip file",
+         setup=_reader_files("c/ben_Beng.txt.gz", lambda: _gz(_LINES) + _gz(_LINES)[:50])),
+    Case("read-gz-that-is-plain-text", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.gz: corrupt gzip data near compressed "
+         "byte 0 (not gzip data", setup=_reader_files("c/ben_Beng.txt.gz", lambda: _LINES)),
+    Case("read-bz2-damaged-body", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.bz2: corrupt bzip2 data",
+         setup=_reader_files("c/ben_Beng.txt.bz2", _bz2_damaged)),
+    Case("read-xz-junk-after-the-stream", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.xz: data that is not another stream",
+         setup=_reader_files("c/ben_Beng.txt.xz", _xz_then_junk)),
+    Case("read-zst-cut-in-its-first-block", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.zst: truncated zstd file",
+         setup=_reader_files("c/ben_Beng.txt.zst", lambda: _zst(_LINES)[:30])),
+    Case("read-zst-second-frame-without-its-checksum", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt.zst: truncated zstd file",
+         setup=_reader_files("c/ben_Beng.txt.zst", lambda: _zst(_LINES) + _zst(_LINES)[:-4])),
+    Case("read-compressed-parquet", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.parquet.gz: a compressed Parquet file cannot "
+         "be read as a stream", setup=_reader_files("c/ben_Beng.parquet.gz", lambda: _gz(b"PAR1"))),
+    # an Arrow stream cut between two record batches used to give the rows before the cut
+    Case("read-arrow-cut-between-batches", (*AUDIT_BYTES, "ds"), 2, "ds/ben_Beng.arrow: truncated Arrow stream: it "
+         "ends at byte", setup=_reader_files("ds/ben_Beng.arrow", lambda: _arrow(100, keep_batches=5))),
+    Case("read-arrow-junk-after-its-end", (*AUDIT_BYTES, "ds"), 2, "ds/ben_Beng.arrow: data after the Arrow "
+         "end-of-stream marker", setup=_reader_files("ds/ben_Beng.arrow", lambda: _arrow(30, junk=b"more"))),
+    # JSON lines: text is what can be UTF-8 encoded, records are objects of strings
+    Case("read-jsonl-lone-low-surrogate", (*AUDIT_BYTES, "ben_Beng.jsonl"), 2, "ben_Beng.jsonl: record 2: an escaped "
+         "lone surrogate (\\udc00) at character 6", setup=_reader_files(
+             "ben_Beng.jsonl", lambda: b'{"text": "fine"}\n{"text": "fine \\udc00 not"}\n')),
+    Case("read-jsonl-surrogate-in-the-language", (*AUDIT_BYTES, "--lang-field", "lang", "mixed.jsonl"), 2,
+         "mixed.jsonl: record 1: an escaped lone surrogate", setup=_reader_files(
+             "mixed.jsonl", lambda: b'{"text": "fine", "lang": "ben\\ud8ff"}\n')),
+    Case("read-jsonl-surrogate-skipped-and-counted", (*AUDIT_BYTES, "--skip-bad-records", "ben_Beng.jsonl"), 0,
+         "fertility: warning: skipped 1 bad records", setup=_reader_files(
+             "ben_Beng.jsonl", lambda: b'{"text": "\\ud800"}\n{"text": "fine"}\n')),
+    Case("read-jsonl-nested-100000-deep", (*AUDIT_BYTES, "ben_Beng.jsonl"), 2, "ben_Beng.jsonl: record 1: JSON nested "
+         "too deeply", setup=_reader_files("ben_Beng.jsonl", lambda: b'{"text": "a", "x": ' + b"[" * 100_000
+                                           + b"]" * 100_000 + b"}\n")),
+    # what is no corpus, and a bad byte far into a line read in pieces
+    Case("read-dev-urandom", (*AUDIT_BYTES, "/dev/urandom"), 2, "/dev/urandom: a device, not a corpus file",
+         setup=tiny_corpus),
+    Case("read-bad-byte-3mb-into-a-line", (*AUDIT_BYTES, "c"), 2, "c/ben_Beng.txt:2:3000001: not valid UTF-8",
+         setup=_reader_files("c/ben_Beng.txt", lambda: b"first\n" + b"a" * 3_000_000 + b"\xc3( tail\n")),
+    # tokenizer files: declared sizes against the bytes that exist, ids and lengths capped
+    Case("load-gguf-keys-beyond-the-file", (*AUDIT_TOKENIZER, "keys.gguf"), 2, "keys.gguf: truncated GGUF file, or a "
+         "corrupt count: a header of 60,000 items", setup=_reader_files("keys.gguf", lambda: _gguf(n_kv=60_000))),
+    Case("load-gguf-arrays-nested-20-deep", (*AUDIT_TOKENIZER, "deep.gguf"), 2, "deep.gguf: corrupt GGUF file (arrays "
+         "nested over 8 deep", setup=_reader_files("deep.gguf", lambda: _gguf_nested(20))),
+    Case("load-gguf-spm-too-costly", (*AUDIT_TOKENIZER, "lengths.gguf"), 2, "lengths.gguf: SentencePiece vocabulary "
+         "too costly to rebuild", setup=_reader_files("lengths.gguf", _costly_spm)),
+    Case("load-tokenizer-json-id-2-to-the-24", (*AUDIT_TOKENIZER, "tokenizer.json"), 2, "tokenizer.json: the id of "
+         "token 'river' is 16,777,216, out of range", setup=_reader_files("tokenizer.json", lambda: _wordlevel(1 << 24))),
+    Case("load-vocab-json-300mb", (*AUDIT_TOKENIZER, "gpt2"), 2, "gpt2/vocab.json: 314,572,800 bytes, more than any "
+         "real vocab.json", setup=both(_sparse_file("gpt2/vocab.json", 300 << 20, b"{"),
+                                       _reader_files("gpt2/merges.txt", lambda: b"#version: 0.2\n"))),
+    Case("load-tekken-nested-json", (*AUDIT_TOKENIZER, "tekken.json"), 2, "tekken.json: not a valid Tekken tokenizer "
+         "(JSON nested too deeply", setup=_reader_files("tekken.json", lambda: b'{"config": {"pattern": 1}, "vocab": '
+                                                        + b"[" * 100_000 + b"]" * 100_000 + b"}")),
+    # saved audits and parts
+    Case("read-saved-audit-nested-json", ("compare", "a.json", "b.json"), 2, "b.json: not a fertility audit JSON: JSON "
+         "nested too deeply", setup=both(A, _reader_files("b.json", lambda: b'{"fertility_version": ' + b"[" * 100_000))),
+    Case("read-part-of-a-million-shards", ("merge", "part.json"), 2, "shards 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+         "14, 15, 16, 17, 18, 19, 20, 21 and 999,979 more of 1000000 are missing",
+         setup=_shard_part(1, 10 ** 6)),
+    Case("read-part-edited-to-10-to-the-12-shards", ("merge", "part.json"), 2,
+         "part.json: not a shard part: its signature's shard '1/1000000000000' is not K/N",
+         setup=_shard_part(1, 2, claim="1/1000000000000")),
+    # the profile cache: nothing but regular files opened, and what is not one left as it is (a
+    # tampered entry is recomputed and rewritten: tests/test_reader_faults.py)
+    Case("cache-entries-are-folders", ("audit", "-q", "-f", "csv", "-t", "graphemes", "corpus"), 0,
+         "fertility: warning: profile cache cache: 1 entry is not a regular file", setup=_cache_entries(_replaced(Path.mkdir)),
+         env={"FERTILITY_CACHE_DIR": "cache"}),
+    Case("cache-entries-link-to-dev-zero", ("audit", "-q", "-f", "csv", "-t", "graphemes", "corpus"), 0,
+         "fertility: warning: profile cache cache: 1 entry is not a regular file",
+         setup=_cache_entries(_replaced(lambda path: path.symlink_to("/dev/zero"))), env={"FERTILITY_CACHE_DIR": "cache"}),
+]
+
+
+CASES = OUTPUT_CASES + INPUT_CASES + OPTION_CASES + ENGINE_CASES + EDGE_CASES + READER_CASES
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

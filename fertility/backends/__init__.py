@@ -220,10 +220,14 @@ def _sniff_json(path: Path) -> str:
         return "tekken"
     if b'"truncation"' in head or b'"added_tokens"' in head:  # tokenizers writes these first
         return "hf"
+    from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
+
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer file", TokenizerError))
     except (ValueError, UnicodeDecodeError) as err:
         raise TokenizerError(f"{path}: corrupt JSON ({err})") from None
+    except RecursionError:
+        raise TokenizerError(f"{path}: corrupt JSON (nested too deeply to read)") from None
     if isinstance(data, dict) and "model" in data and "pre_tokenizer" in data:
         return "hf"
     if isinstance(data, dict) and "config" in data and "vocab" in data:

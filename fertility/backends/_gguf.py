@@ -174,20 +174,52 @@ def _bpe(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray)
     return tokenizer, f"bpe, pre {pre_name} ({family} regexes{', ignore_merges' if ignore_merges else ''})"
 
 
+# Characters sliced while deriving SentencePiece merges: a 262,144-token vocabulary needs about
+# 2 * 10**7; a vocabulary asking for more than ten times that is refused before the work.
+MAX_SPM_MERGE_WORK = 1 << 28
+
+
+def _split_lengths(path: Path, tokens: list[str]):
+    """length -> the cut positions worth trying on a token of that length (both sides' lengths
+    are lengths of some token), in increasing order; refuses a vocabulary whose cuts would
+    cost more than MAX_SPM_MERGE_WORK characters of slicing."""
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    distinct = np.unique(lengths)
+    work = int((np.searchsorted(distinct, lengths) * lengths).sum())  # cuts below each length, each slicing it
+    if work > MAX_SPM_MERGE_WORK:
+        raise TokenizerError(f"{path}: SentencePiece vocabulary too costly to rebuild as llama.cpp merges it "
+                             f"({work:,} characters to compare; tokens up to {int(lengths.max()):,} characters "
+                             f"long, of {len(distinct):,} different lengths; real vocabularies need under "
+                             f"{MAX_SPM_MERGE_WORK // 10:,})")
+    present = set(distinct.tolist())
+    cache: dict[int, list[int]] = {}
+
+    def cuts(length: int) -> list[int]:
+        if length not in cache:
+            below = distinct[:int(np.searchsorted(distinct, length))].tolist()
+            cache[length] = [cut for cut in below if cut and length - cut in present]
+        return cache[length]
+    return cuts
+
+
 def _spm(path: Path, meta: dict[str, Any], tokens: list[str], types: np.ndarray) -> tuple[tokenizers.Tokenizer, str]:
     scores = _array(meta, "tokenizer.ggml.scores", path, len(tokens), None).astype(np.float64)
     vocab: dict[str, int] = {}
     for index, token in enumerate(tokens):
         vocab.setdefault(token, index)
     # llama.cpp merges any adjacent pair whose joined text is a token, highest score first (ties:
-    # leftmost): as BPE merges, every split of every token into two tokens, ranked by score.
+    # leftmost): as BPE merges, every split of every token into two tokens, ranked by score. Only
+    # cuts whose two sides have lengths some token has can split a token into tokens, so a token
+    # of length L costs a slice of L per such cut, not per character (a 3 MB token among short
+    # ones was quadratic: minutes); the whole cost is bounded before any of it is spent.
     ranked = sorted(range(len(tokens)), key=lambda i: (-scores[i], i))
+    cuts = _split_lengths(path, tokens)
     merges = []
     for index in ranked:
         token = tokens[index]
         if types[index] == BYTE or len(token) < 2 or vocab[token] != index:
             continue
-        for cut in range(1, len(token)):
+        for cut in cuts(len(token)):
             left, right = token[:cut], token[cut:]
             if left in vocab and right in vocab:
                 merges.append((left, right))

@@ -16,6 +16,7 @@ import numpy as np
 import tokenizers
 
 from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
 
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
@@ -131,11 +132,14 @@ class HFEncoding:
 
 class HFTokenizer(HFEncoding):
     def __init__(self, path: Path, *, name: str | None = None, built: tokenizers.Tokenizer | None = None):
+        if built is None:
+            check_file_size(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer.json", TokenizerError)
         try:
             tokenizer = built or tokenizers.Tokenizer.from_file(str(path))
         except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
+        _check_ids(path, tokenizer)
         _check_unknown_token(path, tokenizer)
         self._had_padding = tokenizer.padding is not None
         self._had_truncation = tokenizer.truncation is not None
@@ -143,7 +147,7 @@ class HFTokenizer(HFEncoding):
         tokenizer.no_truncation()
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
-        self._unknown, self._byte = _token_kinds(tokenizer)
+        self._unknown, self._byte = _token_kinds(path, tokenizer)
         self.path = path
         self.name = name or display_name(path)
 
@@ -177,6 +181,17 @@ class HFTokenizer(HFEncoding):
         }
 
 
+def _check_ids(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
+    """Refuse a token id past MAX_TOKEN_ID before anything is sized by ids: serializing a
+    WordLevel vocabulary (`to_str`) alone allocates 16 bytes per id up to the largest, so one id
+    of 2**32 asked for 64 GB; our per-id tables would want gigabytes more."""
+    vocab = tokenizer.get_vocab(with_added_tokens=True)
+    largest = max(vocab.values(), default=-1)
+    if largest >= MAX_TOKEN_ID:
+        token = next(t for t, i in vocab.items() if i == largest)
+        check_token_id(path, largest, f"the id of token {token[:40]!r}", TokenizerError)
+
+
 def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
     """WordPiece and WordLevel need their unknown token in the vocabulary: without it the
     library fails on the first word it cannot spell, in the middle of an audit."""
@@ -204,13 +219,15 @@ def _byte_level_alphabet() -> dict[str, int]:
     return chars
 
 
-def _token_kinds(tokenizer: tokenizers.Tokenizer) -> tuple[np.ndarray, np.ndarray]:
+def _token_kinds(path: Path, tokenizer: tokenizers.Tokenizer) -> tuple[np.ndarray, np.ndarray]:
     """Per id: is it the unknown token; is it raw bytes (`<0xE0>` fallback, or a byte-level
-    token that is not whole UTF-8 characters)?"""
+    token that is not whole UTF-8 characters)? The tables are sized by the largest id (checked
+    on load, by `_check_ids`)."""
     config = json.loads(tokenizer.to_str())
     model = config.get("model") or {}
     vocab = tokenizer.get_vocab(with_added_tokens=True)
-    size = max(vocab.values(), default=-1) + 1
+    largest = max(vocab.values(), default=-1)
+    size = largest + 1
     unknown, byte = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
     unk_token = model.get("unk_token")
     if isinstance(unk_token, str) and unk_token in vocab:
@@ -264,11 +281,14 @@ def _from_vocab_and_merges(folder: Path) -> HFTokenizer:
 
     config: dict = {}
     try:
-        loaded = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        loaded = json.loads(read_file_capped(folder / "tokenizer_config.json", MAX_TOKENIZER_FILE_BYTES,
+                                             "tokenizer_config.json", TokenizerError))
         config = loaded if isinstance(loaded, dict) else {}
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (TokenizerError, ValueError, RecursionError):
         pass
     vocab, merges = folder / "vocab.json", folder / "merges.txt"
+    for file in (vocab, merges):
+        check_file_size(file, MAX_TOKENIZER_FILE_BYTES, file.name, TokenizerError)
     try:
         with native_errors(folder):
             bpe = models.BPE.from_file(str(vocab), str(merges))

@@ -18,7 +18,8 @@ from typing import Literal
 import numpy as np
 import regex
 
-from fertility.errors import UsageError
+from fertility.errors import TokenizerError, UsageError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
 from . import Encoded, PreTokenizer, Tokenizer
 
@@ -40,9 +41,12 @@ def check_form(normalize: str | None) -> str | None:
 def runtime_form_from_config(folder: Path) -> tuple[str, str] | None:
     """(form, reason) when a tokenizer_config.json beside the file names a normalizing class."""
     config = folder / "tokenizer_config.json"
-    try:
+    if not config.is_file():
+        return None
+    check_file_size(config, MAX_TOKENIZER_FILE_BYTES, "tokenizer_config.json", TokenizerError)
+    try:  # one that cannot be read or parsed says nothing (one too large to hold is refused)
         data = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, RecursionError):
         return None
     name = data.get("tokenizer_class") if isinstance(data, dict) else None
     if isinstance(name, str) and name in RUNTIME_NFC_CLASSES:

@@ -14,6 +14,7 @@ import numpy as np
 import sentencepiece
 
 from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
 from . import Encoded, Tokens
 from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
@@ -21,6 +22,7 @@ from ._common import byte_piece_spans, concatenate, display_name, native_errors,
 
 class SPMTokenizer:
     def __init__(self, path: Path):
+        check_file_size(path, MAX_TOKENIZER_FILE_BYTES, "SentencePiece model", TokenizerError)
         processor = sentencepiece.SentencePieceProcessor()
         try:
             processor.Load(model_file=str(path))

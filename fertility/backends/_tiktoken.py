@@ -22,6 +22,7 @@ import regex
 import tiktoken
 
 from fertility.errors import FertilityWarning, TokenizerError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 
 from . import Encoded, PreTokenizer, Tokens
 from ._common import display_name, native_errors, sha256_file, spans_from_lengths
@@ -212,10 +213,7 @@ def _parse_ranks_by_line(path: Path, data: bytes) -> dict[bytes, int]:
 
 
 def _read(path: Path) -> tuple[bytes, str]:
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
+    data = read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, ".tiktoken ranks file", TokenizerError)
     return data, hashlib.sha256(data).hexdigest()
 
 
@@ -299,7 +297,7 @@ def load_tekken(reference: str, *, pattern: str | None = None) -> TiktokenTokeni
     """
     path = Path(reference)
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "Tekken tokenizer", TokenizerError))
         config = data["config"]
         num_special = int(config["default_num_special_tokens"])
         inner = int(config.get("default_vocab_size", config["num_vocab_tokens"])) - num_special
@@ -313,6 +311,8 @@ def load_tekken(reference: str, *, pattern: str | None = None) -> TiktokenTokeni
         raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
     except (ValueError, KeyError, TypeError, binascii.Error) as err:
         raise TokenizerError(f"{path}: not a valid Tekken tokenizer ({type(err).__name__}: {err})") from None
+    except RecursionError:
+        raise TokenizerError(f"{path}: not a valid Tekken tokenizer (JSON nested too deeply to read)") from None
     return TiktokenTokenizer(name=display_name(path).removesuffix(".json"), ranks=ranks,
                              pattern=split, pattern_name="tekken", source=str(path),
                              sha256=sha256_file(str(path)), backend="tekken")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from fertility.errors import TokenizerError
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
 from ._common import display_name
 from ._hf import HFTokenizer
@@ -31,6 +32,11 @@ class TransformersTokenizer(HFTokenizer):
                 "library": f"transformers {self.version} (converted), {super().info()['library']}"}
 
 
+_TOKENIZER_FILES = {"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "config.json",
+                    "tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model", "tokenizer.model",
+                    "sentencepiece.bpe.model", "source.spm", "target.spm"}
+
+
 def load(reference: str, *, pattern: str | None = None) -> TransformersTokenizer:
     """A model folder `transformers` can read (`pattern` ignored)."""
     folder = Path(reference)
@@ -38,6 +44,9 @@ def load(reference: str, *, pattern: str | None = None) -> TransformersTokenizer
         folder = folder.parent
     if not folder.is_dir():
         raise TokenizerError(f"{reference}: no such folder")
+    for file in sorted(folder.iterdir()):  # what a tokenizer class may read whole (never the weights)
+        if file.name in _TOKENIZER_FILES or file.suffix in (".model", ".txt", ".json") and "vocab" in file.name:
+            check_file_size(file, MAX_TOKENIZER_FILE_BYTES, file.name, TokenizerError)
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # its "PyTorch was not found" is no news to us
     try:
         import transformers

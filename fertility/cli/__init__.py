@@ -315,7 +315,7 @@ def merge(parts, partial, fmt, output, force):
     loaded = [AuditResult.load(path) for path in parts]
     result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
     if missing:
-        warnings.warn(f"merged without shards {', '.join(map(str, missing))}", FertilityWarning, stacklevel=1)
+        warnings.warn(f"merged without shards {missing}", FertilityWarning, stacklevel=1)
     click.echo("fertility: note: findings are not available after a merge; run a whole audit for them", err=True)
     emit(fmt, output, force, result=result, findings=False)
 

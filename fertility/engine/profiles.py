@@ -1,27 +1,35 @@
 """Unit profiles of a chunk of texts, computed once for every tokenizer and cached on disk.
 
 Bytes, characters, graphemes and words depend only on the text. The costly part is the
-grapheme segmentation (`\\X`); its result, the characters that continue a cluster, is cached
-by the chunk's content hash, the segmenter's version and fertility's version, in
+grapheme segmentation; its result, the characters that continue a cluster, is cached by the
+chunk's content hash, the segmenter's, fertility's and the entry format's versions, in
 `$FERTILITY_CACHE_DIR`, else `$XDG_CACHE_HOME/fertility`, else `~/.cache/fertility`.
-A cache entry carries a checksum: a corrupt one is ignored and rewritten, never trusted.
+
+Nothing in the cache is trusted: an entry names the content hash, texts, bytes and characters
+it was made for, and must match them and its checksum; then its bits must agree with the
+pair rules (clusters.py, the cheap part of the segmentation, recomputed every time) wherever
+those decide, which leaves only `\\X`'s own decisions inside emoji and flag sequences taken from
+the cache. An entry that fails is recomputed and rewritten, with a warning. What is not a
+regular file (a FIFO, a device, a socket, a folder, a link) is never opened: skipped, with a
+warning.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
+import stat
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from fertility.text.units import cluster_continuations, code_points, segmenter_info, whitespace_mask
+from fertility.text.units import PairJoins, code_points, segmenter_info, whitespace_mask
 from fertility.version import __version__
 
-_MAGIC = b"fertility-profile-2\n"
+_MAGIC = b"fertility-profile-3\n"
 
 
 def cache_dir() -> Path:
@@ -35,11 +43,28 @@ def cache_dir() -> Path:
 class CacheStats:
     hits: int = 0
     misses: int = 0
-    rejected: int = 0  # entries found corrupt, recomputed and rewritten
+    rejected: int = 0  # entries that did not match their text: recomputed and rewritten
+    special: int = 0  # entries that are not regular files: skipped unopened
 
     def __add__(self, other: CacheStats) -> CacheStats:
         return CacheStats(self.hits + other.hits, self.misses + other.misses,
-                          self.rejected + other.rejected)
+                          self.rejected + other.rejected, self.special + other.special)
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a cache entry was made for, all cheap to recompute from the chunk."""
+
+    key: str  # the content hash (with segmenter and fertility versions)
+    n_texts: int
+    n_bytes: int
+    n_chars: int
+
+    def header(self) -> bytes:
+        return f"{self.key} {self.n_texts} {self.n_bytes} {self.n_chars}\n".encode()
+
+    def entry_size(self) -> int:
+        return len(_MAGIC) + 64 + len(self.header()) + (self.n_chars + 7) // 8
 
 
 class ProfileCache:
@@ -52,7 +77,7 @@ class ProfileCache:
         self.stats = CacheStats()
 
     def key(self, texts: list[str]) -> str:
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(_MAGIC)  # each entry format has its own keys: an older one is never met
         seg = segmenter_info()
         digest.update(f"{__version__}\0{seg['segmenter']}\0{seg['segmenter_unicode']}\0".encode())
         for text in texts:
@@ -64,48 +89,81 @@ class ProfileCache:
         assert self.folder is not None
         return self.folder / key[:2] / f"{key}.npy"
 
-    def get(self, key: str) -> np.ndarray | None:
+    def get(self, made: Made) -> np.ndarray | None:
+        """The packed bits of an entry whose header, size and checksum match `made`; the
+        caller still checks the bits against the text. Never opens anything but a regular file."""
         if self.folder is None:
             return None
+        path = self._path(made.key)
         try:
-            data = self._path(key).read_bytes()
+            info = os.lstat(path)
         except OSError:
             self.stats.misses += 1
             return None
-        payload = data[len(_MAGIC) + 64:]
-        if data[:len(_MAGIC)] != _MAGIC or data[len(_MAGIC):len(_MAGIC) + 64] != \
-                hashlib.sha256(payload).hexdigest().encode():
+        if not stat.S_ISREG(info.st_mode):
+            self.stats.special += 1
+            return None
+        if info.st_size != made.entry_size():  # never read a file of the wrong size (it may be huge)
             self.stats.rejected += 1
             return None
-        try:
-            array = np.load(io.BytesIO(payload), allow_pickle=False)
-        except (ValueError, OSError, EOFError):
+        try:  # no link followed, no wait on a FIFO swapped in since lstat
+            handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            self.stats.misses += 1
+            return None
+        with os.fdopen(handle, "rb") as entry:
+            if not stat.S_ISREG(os.fstat(entry.fileno()).st_mode):
+                self.stats.special += 1
+                return None
+            data = entry.read(made.entry_size() + 1)
+        checked = len(_MAGIC) + 64
+        body = data[checked:]
+        if data[:len(_MAGIC)] != _MAGIC or data[len(_MAGIC):checked] != hashlib.sha256(body).hexdigest().encode() \
+                or not body.startswith(made.header()) or len(data) != made.entry_size():
             self.stats.rejected += 1
             return None
-        self.stats.hits += 1
-        return array
+        return np.frombuffer(body, dtype=np.uint8, offset=len(made.header()))
 
-    def put(self, key: str, array: np.ndarray) -> None:
-        """Atomic: written to a temporary file beside the entry, then renamed over it. A cache
-        that cannot be written is skipped silently: it only saves time."""
+    def put(self, made: Made, packed: np.ndarray) -> None:
+        """Atomic: written to a temporary file beside the entry, then renamed over it; what is
+        not a regular file at its place (a FIFO, a link someone put there) is left alone. A
+        cache that cannot be written is skipped silently: it only saves time."""
         if self.folder is None:
             return
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        payload = buffer.getvalue()
-        path = self._path(key)
+        body = made.header() + packed.astype(np.uint8).tobytes()
+        path = self._path(made.key)
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                return
+        except OSError:
+            pass  # no entry yet
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as out:
-                    out.write(_MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
+                    out.write(_MAGIC + hashlib.sha256(body).hexdigest().encode() + body)
                 os.replace(temporary, path)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise
         except OSError:
             return
+
+    def warn(self) -> None:
+        """One warning per kind of problem met (workers' stats included), after an audit."""
+        from fertility.errors import FertilityWarning
+
+        rejected, special = self.stats.rejected, self.stats.special
+        if rejected:
+            one = rejected == 1
+            warnings.warn(f"profile cache {self.folder}: {rejected} {'entry' if one else 'entries'} did not match the "
+                          f"text {'it was' if one else 'they were'} made for (damaged or edited); recomputed and "
+                          f"rewritten, no number came from {'it' if one else 'them'}", FertilityWarning, stacklevel=2)
+        if special:
+            warnings.warn(f"profile cache {self.folder}: {special} {'entry is' if special == 1 else 'entries are'} "
+                          "not a regular file (a FIFO, device, socket, folder or link); skipped without opening",
+                          FertilityWarning, stacklevel=2)
 
 
 @dataclass(frozen=True)
@@ -142,15 +200,7 @@ def profile_texts(texts: list[str], cache: ProfileCache | None = None) -> ChunkP
     doc_chars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     char_base = _cumulative(doc_chars)
     byte_base = char_starts[char_base]
-    key = cache.key(texts) if cache is not None and cache.folder is not None else None
-    packed = cache.get(key) if key is not None and cache is not None else None
-    if packed is not None and packed.dtype == np.uint8 and len(packed) == (len(codes) + 7) // 8:
-        continues = np.unpackbits(packed, count=len(codes)).astype(bool)
-    else:  # one bit per character in the cache: an eighth of a byte beside each byte of text
-        continues = np.zeros(len(codes), dtype=bool)
-        continues[cluster_continuations(texts, codes)] = True
-        if key is not None and cache is not None:
-            cache.put(key, np.packbits(continues))
+    continues = _continuations(texts, codes, int(char_starts[-1]), cache)
     starts_char = np.ones(len(codes) + 1, dtype=bool)
     starts_char[:-1] = ~continues
     is_cluster_start = np.zeros(int(char_starts[-1]) + 1, dtype=bool)
@@ -173,3 +223,26 @@ def profile_texts(texts: list[str], cache: ProfileCache | None = None) -> ChunkP
         byte_base=byte_base, char_base=char_base, char_starts=char_starts,
         is_cluster_start=is_cluster_start, char_cluster_start=starts_char, word_starts=char_starts[first], word_ends=char_starts[last],
         word_doc=word_doc, codes=codes)
+
+
+def _continuations(texts: list[str], codes: np.ndarray, n_bytes: int, cache: ProfileCache | None) -> np.ndarray:
+    """Per character: does it continue a cluster? From a cache entry that passes every check,
+    else computed (and cached)."""
+    pairs = PairJoins(texts, codes)
+    use = cache is not None and cache.folder is not None
+    made = Made(cache.key(texts), len(texts), n_bytes, len(codes)) if use and cache is not None else None
+    if made is not None and cache is not None:
+        packed = cache.get(made)
+        if packed is not None:
+            continues = np.unpackbits(packed, count=len(codes)).astype(bool)
+            mismatch = (continues[1:] != pairs.expected()) & ~pairs.undecided()
+            if len(continues) and (continues[0] or mismatch.any()):
+                cache.stats.rejected += 1
+            else:
+                cache.stats.hits += 1
+                return continues
+    continues = np.zeros(len(codes), dtype=bool)  # one bit per character in the cache: an eighth of a byte
+    continues[1:] = pairs.segmented(texts)
+    if made is not None and cache is not None:
+        cache.put(made, np.packbits(continues))
+    return continues

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import stat
 import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -18,16 +19,20 @@ from pathlib import Path, PurePath
 import regex
 
 from fertility.errors import CorpusError, FertilityWarning
+from fertility.limits import MAX_DOCUMENT_BYTES, human
 from fertility.text.units import detect_script, is_known_script
 
 from .iso639 import CODES
 from .readers import (
+    LAST_SEGMENT,
     RECORD_FORMATS,
+    WHOLE,
     ReadOnce,
     ReadOptions,
     Source,
     is_corpus_file,
     is_url,
+    line_blocks,
     local_source,
     open_source,
     records,
@@ -56,11 +61,13 @@ class Document:
 class Batch:
     """Consecutive documents of one language, read together: a block of a text file's lines,
     handed on without a Document object per line. `n_bytes` is what was read for them
-    (newlines and blank lines included), for sizing chunks."""
+    (newlines and blank lines included), for sizing chunks. A line too long to hold (or a
+    whole file with --per-file) comes as pieces, one batch each, all but the first `continues`."""
 
     lang: str
     texts: list[str]
     n_bytes: int
+    continues: bool = False  # texts[0] is a later piece of the previous batch's last document
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,7 @@ def find_files(path: Path) -> list[Path]:
     if not path.is_dir():  # a pipe, /dev/stdin, <(zcat x.gz): read once, as one file
         if not os.access(path, os.R_OK):
             raise CorpusError(f"{path}: cannot read (permission denied)")
+        _refuse_device(path)
         return [path]
     try:
         files = _text_files(path)
@@ -196,15 +204,35 @@ def find_files(path: Path) -> list[Path]:
     return files
 
 
-def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1) -> str:
+def _refuse_device(path: Path) -> None:
+    """A device other than a terminal is no corpus: /dev/zero and /dev/urandom never end and
+    hold no text (a terminal, as /dev/stdin, is read like a pipe)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        try:
+            with path.open("rb") as handle:
+                if handle.isatty():
+                    return
+        except OSError:
+            pass
+        raise CorpusError(f"{path}: a device, not a corpus file (fertility reads files, folders, pipes and "
+                          "standard input)")
+
+
+def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1, first_column: int = 1) -> str:
     """UTF-8 without replacement; the error names the line and column of the bad byte
-    (`first_line`: the number of the first line in `data`)."""
+    (`first_line`: the number of the first line in `data`; `first_column`: the column `data`
+    starts at, when it continues a line)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line_start = data.rfind(b"\n", 0, err.start) + 1
         line = data.count(b"\n", 0, err.start) + first_line
-        column = len(data[line_start:err.start].decode("utf-8", errors="replace")) + 1
+        column = len(data[line_start:err.start].decode("utf-8", errors="replace")) + \
+            (first_column if line_start == 0 else 1)
         bad = data[err.start:err.end].hex(" ")
         raise CorpusError(f"{path}:{line}:{column}: not valid UTF-8 (byte {bad}: {err.reason}); "
                           "convert the file to UTF-8, e.g. with iconv") from None
@@ -212,11 +240,16 @@ def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1) -> str:
 
 
 def read_text_file(path: Path) -> str:
-    """A whole file as strict UTF-8 (for `show --file`), with the same errors as corpora."""
+    """A whole file as strict UTF-8 (for `show --file`), with the same errors as corpora; at
+    most MAX_DOCUMENT_BYTES, read in one go even from a pipe (`show` holds the text whole)."""
     try:
-        data = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as err:
         raise CorpusError(f"{path}: cannot read ({err.strerror})") from None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise CorpusError(f"{path}: over {human(MAX_DOCUMENT_BYTES)}; `show` displays a text whole "
+                          "(audit a corpus of that size instead)")
     return decode_strict(Path(path), data)
 
 
@@ -271,6 +304,7 @@ class CorpusStream:
         self._samples: dict[str, list[str]] = {}
         self._sampled_chars: dict[str, int] = {}
         self._once = ReadOnce()
+        self._open = False  # a document's text is in the hash, its closing NUL not yet
 
     def sources(self, root: Path | str) -> list[Source]:
         if root == "-":
@@ -291,43 +325,95 @@ class CorpusStream:
                 total += source.size
         return total
 
-    def _lines(self, source: Source):
-        """(number, line) of the non-empty lines; the file's SHA-256 is complete at the end."""
-        for first, lines, _ in self._blocks(source, numbered=True):
-            for number, line in enumerate(lines, start=first):
-                if line.strip():
-                    yield number, line
+    def _blocks(self, source: Source):
+        """(number of the first line, lines, bytes read, kind) per block of about BLOCK_BYTES of
+        whole lines (kind WHOLE, blank lines kept: one decode and one split per block), or per
+        segment of a line longer than PIECE_BYTES (kind SEGMENT or LAST_SEGMENT, one text: the
+        segment, never held whole). The file's SHA-256 is complete at the end."""
+        from fertility.engine import chunks
 
-    def _blocks(self, source: Source, *, numbered: bool = False):
-        """(number of the first line, lines, bytes read) per block of about BLOCK_BYTES, cut after a line
-        end: one decode and one split per block. Unless `numbered`, blank lines are dropped
-        (then the number is not that of the first kept line)."""
         file_digest = hashlib.sha256()
         handle = open_source(source)
-        first = 1
+        first, column = 1, 1  # the line being read, and the column a segment of it starts at
+        held_cr = ""  # a CR ending a segment: the line's end if a newline follows
         with handle:
             try:
-                while block := handle.read(self.BLOCK_BYTES):
-                    if not block.endswith(b"\n"):
-                        block += handle.readline()
-                    file_digest.update(block)
+                for data, kind in line_blocks(handle, block_bytes=self.BLOCK_BYTES, line_bytes=chunks.PIECE_BYTES):
+                    file_digest.update(data)
                     try:
-                        text = block.decode("utf-8")
+                        text = data.decode("utf-8")
                     except UnicodeDecodeError:
-                        decode_strict(source.name, block, first_line=first)  # names line and column
+                        decode_strict(source.name, data, first_line=first, first_column=column)  # names line, column
                         raise
-                    if first == 1:
+                    if first == 1 and column == 1:
                         text = text.removeprefix("\ufeff")
+                    if kind != WHOLE:
+                        column += len(text)
+                        text, held_cr = held_cr + text, ""
+                        if kind == LAST_SEGMENT:
+                            text = text.removesuffix("\n").removesuffix("\r")
+                        elif text.endswith("\r"):
+                            text, held_cr = text[:-1], "\r"
+                        yield first, [text], len(data), kind
+                        if kind == LAST_SEGMENT:
+                            first, column = first + 1, 1
+                        continue
                     lines = text.split("\n")
                     if text.endswith("\n"):
                         lines.pop()
                     if "\r" in text:
                         lines = [line.removesuffix("\r") for line in lines]
-                    yield first, lines if numbered else [line for line in lines if line.strip()], len(block)
-                    first += len(lines) if numbered else block.count(b"\n")
+                    yield first, lines, len(data), WHOLE
+                    first += len(lines)
             except (OSError, EOFError) as err:
                 raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
         self._file_sha256 = file_digest.hexdigest()
+
+    def _text_runs(self, source: Source, lang: str, *, whole_lines: bool):
+        """(lang, line numbers, texts, bytes read, continues) of a text file: blocks of its
+        non-blank lines (one text per line with `whole_lines`, else a block at a time); a line
+        over PIECE_BYTES as pieces, one run each, all but the first `continues` (such a line
+        is a document even if it turns out to be only whitespace); with --per-file the whole
+        file, its non-blank lines joined by a space, as the pieces of one document."""
+        from fertility.engine import chunks
+
+        per_file = self.doc_mode == "file"
+        cutter = chunks.PieceCutter(chunks.PIECE_BYTES)
+        started = False  # a piece of the current document was handed on
+        fed = False  # per file: some text of the document is in (the next line needs a space)
+        in_long_line = False
+        doc_line = 0
+        for first, lines, size, kind in self._blocks(source):
+            if kind != WHOLE:  # a segment of a long line
+                text = lines[0]
+                if per_file:
+                    text = " " + text if fed and not in_long_line else text
+                    doc_line = doc_line or first
+                    fed = True
+                for piece in cutter.feed(text, last=kind == LAST_SEGMENT and not per_file):
+                    yield lang, [doc_line or first], [piece], len(piece.encode("utf-8")), started
+                    started = True
+                in_long_line = kind != LAST_SEGMENT
+                if kind == LAST_SEGMENT and not per_file:
+                    started = False
+                continue
+            kept = [(n, line) for n, line in enumerate(lines, start=first) if line.strip()]
+            if per_file:
+                for number, line in kept:
+                    doc_line = doc_line or number
+                    for piece in cutter.feed(" " + line if fed else line, last=False):
+                        yield lang, [doc_line], [piece], len(piece.encode("utf-8")), started
+                        started = True
+                    fed = True
+            elif whole_lines:
+                for number, line in kept:
+                    yield lang, [number], [line], None, False
+            elif kept:
+                yield lang, None, [line for _, line in kept], size, False
+        if per_file:
+            for piece in cutter.feed("", last=True):
+                yield lang, [doc_line], [piece], len(piece.encode("utf-8")), started
+                started = True
 
     def _records(self, source: Source, lang: str):
         """(lang, number, text) of a record file's non-empty records."""
@@ -346,37 +432,26 @@ class CorpusStream:
         self.skipped_records += bad.skipped
         self._file_sha256 = file_digest.hexdigest()
 
-    def _items(self, source: Source, lang: str):
-        if split_suffix(PurePath(source.name).name)[1] in RECORD_FORMATS:
-            yield from self._records(source, lang)
-        elif self.doc_mode == "file":
-            lines = list(self._lines(source))
-            if lines:
-                yield lang, lines[0][0], " ".join(line for _, line in lines)
-        else:
-            for number, line in self._lines(source):
-                yield lang, number, line
-
-    def _grouped(self, source: Source, lang: str, *, group: bool):
-        """(lang, line numbers, texts, None): one document at a time, or (`group`) consecutive
-        documents of one language up to BLOCK_BYTES."""
+    def _record_runs(self, source: Source, lang: str, *, group: bool):
+        """(lang, record numbers, texts, None, False): one record at a time, or (`group`)
+        consecutive records of one language up to BLOCK_BYTES."""
         numbers: list[int] = []
         texts: list[str] = []
         size = 0
-        for doc_lang, number, text in self._items(source, lang):
+        for doc_lang, number, text in self._records(source, lang):
             if texts and (not group or doc_lang != lang or size >= self.BLOCK_BYTES):
-                yield lang, numbers, texts, None
+                yield lang, numbers, texts, None, False
                 numbers, texts, size = [], [], 0
             lang = doc_lang
             numbers.append(number)
             texts.append(text)
             size += len(text)
         if texts:
-            yield lang, numbers, texts, None
+            yield lang, numbers, texts, None, False
 
     def _runs(self, *, blocks: bool):
-        """(lang, line numbers or None, texts, file name, bytes read or None) in reading order,
-        with the corpus's bookkeeping (hash, scripts, files read once) done per run."""
+        """(lang, line numbers or None, texts, file name, bytes read or None, continues) in
+        reading order, with the corpus's bookkeeping (hash, scripts, files read once) done per run."""
         for root in self.paths:
             for source in self.sources(root):
                 if isinstance(source.path, Path):
@@ -385,10 +460,10 @@ class CorpusStream:
                     warnings.simplefilter("always")
                     lang, script = language_of(source.path, source.root)
                 plain = split_suffix(PurePath(source.name).name)[1] not in RECORD_FORMATS
-                runs = ((lang, None, lines, size) for _, lines, size in self._blocks(source)) \
-                    if blocks and plain and self.doc_mode == "line" else self._grouped(source, lang, group=blocks)
+                runs = self._text_runs(source, lang, whole_lines=not blocks) if plain \
+                    else self._record_runs(source, lang, group=blocks)
                 found = False
-                for doc_lang, numbers, texts, size in runs:
+                for doc_lang, numbers, texts, size, continues in runs:
                     if not texts:
                         continue
                     if doc_lang not in self._declared:
@@ -400,8 +475,8 @@ class CorpusStream:
                         found = True
                         if doc_lang == lang or not self.options.lang_field:
                             _warn_again(naming)
-                    self._register(doc_lang, texts)
-                    yield doc_lang, numbers, texts, source.name, size
+                    self._register(doc_lang, texts, continues)
+                    yield doc_lang, numbers, texts, source.name, size, continues
                 if not found:
                     raise CorpusError(f"{source.name}: empty corpus file (no non-empty lines or records)")
                 if source.name != "-":
@@ -409,20 +484,44 @@ class CorpusStream:
                 self.files.append(source.name)
 
     def documents(self):
-        for lang, numbers, texts, name, _ in self._runs(blocks=False):
-            for number, text in zip(numbers, texts):
-                yield Document(lang, text, name, number)
+        """Whole documents: a document read in pieces is joined again, up to MAX_DOCUMENT_BYTES
+        (commands that hold documents whole: compare, retrain, report, sampling, shards)."""
+        held: Document | None = None
+        parts: list[str] = []
+        size = 0
+        for lang, numbers, texts, name, _, continues in self._runs(blocks=False):
+            for k, (number, text) in enumerate(zip(numbers, texts)):
+                if k == 0 and continues and held is not None:
+                    size = (size or len(parts[0].encode("utf-8", errors="surrogatepass"))) + \
+                        len(text.encode("utf-8", errors="surrogatepass"))
+                    if size > MAX_DOCUMENT_BYTES:
+                        raise CorpusError(f"{name}:{held.line}: a document of over {human(MAX_DOCUMENT_BYTES)}; this "
+                                          "command holds each document whole (a plain audit reads it in pieces)")
+                    parts.append(text)
+                    continue
+                if held is not None:
+                    yield dataclasses.replace(held, text="".join(parts)) if len(parts) > 1 else held
+                held, parts, size = Document(lang, text, name, number), [text], 0
+        if held is not None:
+            yield dataclasses.replace(held, text="".join(parts)) if len(parts) > 1 else held
 
     def batches(self):
-        """The same documents as `documents()`, a Batch at a time (the audit's fast path)."""
-        for lang, _, texts, _, size in self._runs(blocks=True):
+        """The same documents as `documents()`, a Batch at a time (the audit's fast path); a
+        long document comes as pieces."""
+        for lang, _, texts, _, size, continues in self._runs(blocks=True):
             yield Batch(lang, texts, size if size is not None else
-                        sum(len(text.encode("utf-8", errors="surrogatepass")) for text in texts))
+                        sum(len(text.encode("utf-8", errors="surrogatepass")) for text in texts), continues)
 
-    def _register(self, lang: str, texts: list[str]) -> None:
-        self.n_documents += len(texts)
-        prefix = f"{lang}\0"
-        self._digest.update((prefix + f"\0{prefix}".join(texts) + "\0").encode())  # = each "lang\0text\0"
+    def _register(self, lang: str, texts: list[str], continues: bool = False) -> None:
+        """The corpus hash goes over each document's "lang\0text\0"; a later piece extends the text."""
+        parts = [texts[0]] if continues else []
+        starting = texts[1:] if continues else texts
+        if starting:
+            self.n_documents += len(starting)
+            prefix = f"{lang}\0"
+            parts.append(("\0" if self._open else "") + prefix + f"\0{prefix}".join(starting))
+            self._open = True
+        self._digest.update("".join(parts).encode())
         sample = self._samples.setdefault(lang, [])
         for text in texts:
             if len(sample) >= 200 or self._sampled_chars.get(lang, 0) >= self.SCRIPT_SAMPLE_CHARS:
@@ -435,7 +534,7 @@ class CorpusStream:
         if not self.n_documents:
             raise CorpusError(f"{', '.join(map(str, self.paths))}: no documents found")
         digest = self._digest.copy()
-        digest.update(self.doc_mode.encode())
+        digest.update(("\0" if self._open else "").encode() + self.doc_mode.encode())
         scripts = {lang: script or detect_script(" ".join(self._samples.get(lang, [])))
                    for lang, script in self._declared.items()}
         return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode)

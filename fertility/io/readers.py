@@ -11,14 +11,18 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 from typing import IO, Any
 
 from fertility.errors import CorpusError, UsageError
+from fertility.limits import MAX_DOCUMENT_BYTES, human
 
-COMPRESSIONS = (".gz", ".zst", ".bz2", ".xz")
+from .decompress import COMPRESSIONS, decompressed
+from .parquet_pages import check_pages
+
 FORMATS = (".txt", ".jsonl", ".json", ".parquet", ".arrow")
 RECORD_FORMATS = (".jsonl", ".json", ".parquet", ".arrow")
 
@@ -97,32 +101,62 @@ def url_sources(url: str) -> list[Source]:
                    base, opener(p), None) for p in files]
 
 
-def _decompressed(raw: IO[bytes], compression: str) -> Any:
-    if compression == ".gz":
-        import gzip
-        return gzip.GzipFile(fileobj=raw)
-    if compression == ".bz2":
-        import bz2
-        return bz2.BZ2File(raw)
-    if compression == ".xz":
-        import lzma
-        return lzma.LZMAFile(raw)
-    if compression == ".zst":
-        try:
-            import zstandard
-        except ImportError:
-            raise CorpusError("reading .zst needs zstandard: pip install zstandard") from None
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
-    return raw
-
-
 def open_source(source: Source) -> IO[bytes]:
-    """The file's bytes, decompressed as its suffix says."""
+    """The file's bytes, decompressed as its suffix says (to a verified end: see decompress.py)."""
     try:
         raw = source.open()
     except OSError as err:
         raise CorpusError(f"{source.name}: cannot read ({err.strerror or err})") from None
-    return _decompressed(raw, split_suffix(PurePosixPath(source.name).name)[2])
+    _, fmt, compression = split_suffix(PurePosixPath(source.name).name)
+    if not compression:
+        return raw
+    if fmt == ".parquet":  # read by seeking to its footer: a stream cannot be
+        raw.close()
+        raise CorpusError(f"{source.name}: a compressed Parquet file cannot be read as a stream; decompress it "
+                          f"first (Parquet compresses its columns itself)")
+    return decompressed(raw, compression, source.name)
+
+
+WHOLE, SEGMENT, LAST_SEGMENT = "whole", "segment", "last segment"
+
+
+def _character_boundary(data: bytes) -> int:
+    """The end of the last whole UTF-8 character in `data` (a segment never splits one)."""
+    lead = len(data) - 1
+    while lead > 0 and len(data) - lead < 4 and 0x80 <= data[lead] < 0xC0:
+        lead -= 1
+    width = 2 if 0xC0 <= data[lead] < 0xE0 else 3 if 0xE0 <= data[lead] < 0xF0 else 4 if data[lead] >= 0xF0 else 1
+    return lead if lead + width > len(data) else len(data)
+
+
+def line_blocks(handle: IO[bytes], *, block_bytes: int, line_bytes: int) -> Iterator[tuple[bytes, str]]:
+    """A text stream as (data, kind): WHOLE data is one or more whole lines (the last may lack
+    its newline at the end of the stream); a line longer than `line_bytes` comes as SEGMENTs of
+    about `line_bytes`, cut between UTF-8 characters, the last one a LAST_SEGMENT. Memory is
+    bounded whatever the stream holds: an endless line without a newline (`/dev/zero` through a
+    pipe) is read a segment at a time."""
+    while block := handle.read(block_bytes):
+        if block.endswith(b"\n"):
+            yield block, WHOLE
+            continue
+        start = block.rfind(b"\n") + 1  # where the unfinished line begins
+        want = line_bytes - (len(block) - start) + 1
+        rest = handle.readline(want) if want > 0 else b""
+        if rest.endswith(b"\n") or len(rest) < want:  # the line ended, or the stream did
+            yield block + rest, WHOLE
+            continue
+        if start:
+            yield block[:start], WHOLE
+        carry = block[start:] + rest
+        while True:
+            cut = _character_boundary(carry) or len(carry)
+            yield carry[:cut], SEGMENT
+            carry = carry[cut:]
+            more = handle.readline(line_bytes)
+            carry += more
+            if carry.endswith(b"\n") or len(more) < line_bytes:
+                yield carry, LAST_SEGMENT
+                break
 
 
 class _Bad:
@@ -163,8 +197,35 @@ def _from_record(record: Any, options: ReadOptions) -> tuple[str | None, str | N
     return lang, text, None
 
 
+# A JSON escape of a UTF-16 surrogate (`\ud800`): paired ones spell one astral character, a lone
+# one is no character at all and cannot be UTF-8 encoded, so it must never reach the counters.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(*values: str | None) -> str | None:
+    """The problem with a value holding a lone surrogate, else None."""
+    for value in values:
+        if value is None or value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            return (f"an escaped lone surrogate (\\u{ord(value[err.start]):04x}) at character {err.start + 1}; "
+                    "it is half of a UTF-16 pair, not text")
+    return None
+
+
 def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: _Bad):
-    for number, raw in enumerate(handle, start=1):
+    """Records one line at a time, each at most MAX_DOCUMENT_BYTES (a record cannot be cut)."""
+    number = 0
+    while raw := handle.readline(MAX_DOCUMENT_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
+            bad(source, number, f"a record of over {human(MAX_DOCUMENT_BYTES)} (fertility holds at most "
+                                "that much of one record: split the document)")
+            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass  # skipped: the rest of the line, read and dropped in bounded steps
+            continue
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -179,7 +240,12 @@ def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: _B
         except json.JSONDecodeError as err:
             bad(source, number, f"not valid JSON ({err.msg})")
             continue
+        except RecursionError:
+            bad(source, number, "JSON nested too deeply to read (a record is an object holding strings)")
+            continue
         lang, text, problem = _from_record(record, options)
+        if not problem and _SURROGATE_ESCAPE.search(raw):
+            problem = _lone_surrogate(text, lang)
         if problem:
             bad(source, number, problem)
             continue
@@ -195,14 +261,39 @@ def _columns(source: Source, names: list[str], options: ReadOptions) -> list[str
     return wanted
 
 
-def _batches_records(source: Source, batches, options: ReadOptions, bad: _Bad):
+def _batches_records(source: Source, batches, options: ReadOptions, bad: _Bad, counted: list[int]):
+    """Records of Arrow record batches; `counted[0]` is the number of rows seen (checked
+    against what the file declares). A cell over MAX_DOCUMENT_BYTES is a bad record, found
+    from the column's offsets before it becomes a Python string."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    wanted = [options.text_field] + ([options.lang_field] if options.lang_field else [])
     number = 0
     for batch in batches:
-        columns = {name: batch.column(name).to_pylist() for name in batch.schema.names}
-        texts = columns[options.text_field]
-        langs = columns[options.lang_field] if options.lang_field else [None] * len(texts)
-        for text, lang in zip(texts, langs):
+        rows = batch.num_rows
+        counted[0] += rows
+        long = None
+        for name in wanted:
+            column = batch.column(name)
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) \
+                    or pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+                too_long = pc.fill_null(pc.greater(pc.binary_length(column), MAX_DOCUMENT_BYTES), False)
+                long = too_long if long is None else pc.or_(long, too_long)
+        skip: set[int] = set()
+        if long is not None and pc.any(long).as_py():
+            skip = set(pc.indices_nonzero(long).to_pylist())
+            batch = batch.filter(pc.invert(long))
+        columns = {name: batch.column(name).to_pylist() for name in wanted}
+        texts = iter(columns[options.text_field])
+        langs = iter(columns[options.lang_field]) if options.lang_field else None
+        for row in range(rows):
             number += 1
+            if row in skip:
+                bad(source, number, f"a cell of over {human(MAX_DOCUMENT_BYTES)} (fertility holds at most that "
+                                    "much of one record: split the document)")
+                continue
+            text, lang = next(texts), next(langs) if langs is not None else None
             if not isinstance(text, str):
                 bad(source, number, f"column {options.text_field!r} is {type(text).__name__}, not a string")
                 continue
@@ -213,30 +304,76 @@ def _batches_records(source: Source, batches, options: ReadOptions, bad: _Bad):
 
 
 def _parquet(source: Source, handle: IO[bytes], options: ReadOptions, bad: _Bad):
+    """Row groups a batch at a time; the rows read must be the rows the footer declares."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise CorpusError(f"{source.name}: reading Parquet needs pyarrow: pip install pyarrow") from None
+    counted = [0]
     try:
-        parquet = pq.ParquetFile(handle)
+        parquet = pq.ParquetFile(handle, buffer_size=1 << 20, pre_buffer=False)
         wanted = _columns(source, parquet.schema_arrow.names, options)
-        yield from _batches_records(source, parquet.iter_batches(batch_size=1024, columns=wanted), options, bad)
+        declared = parquet.metadata.num_rows
+        check_pages(source.name, handle, parquet, wanted)
+        yield from _batches_records(source, parquet.iter_batches(batch_size=1024, columns=wanted), options, bad,
+                                    counted)
     except (OSError, ValueError) as err:  # pyarrow.ArrowInvalid is a ValueError
         raise CorpusError(f"{source.name}: not a readable Parquet file ({err})") from None
+    if counted[0] != declared:
+        raise CorpusError(f"{source.name}: {counted[0]:,} rows read, but its footer declares {declared:,}; "
+                          "the file is damaged")
+
+
+class _Tap(io.RawIOBase):
+    """A stream that remembers what its reader last read and whether it met the end."""
+
+    def __init__(self, handle: IO[bytes]):
+        self.handle, self.last, self.at_end, self.position = handle, b"", False, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:  # not RawIOBase's, which zero-fills `size` bytes first
+        data = self.handle.read(size)
+        if not data and size:
+            self.at_end = True
+        self.last = (self.last + data)[-8:]
+        self.position += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+ARROW_END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
 
 
 def _arrow(source: Source, handle: IO[bytes], options: ReadOptions, bad: _Bad):
-    """An Arrow IPC stream, as `datasets.save_to_disk` writes (`data-00000-of-00001.arrow`)."""
+    """An Arrow IPC stream, as `datasets.save_to_disk` writes (`data-00000-of-00001.arrow`).
+    A stream has no row count to check against; it ends with an end-of-stream marker, which
+    a stream cut between two record batches lacks (Arrow's reader takes that as the end)."""
     try:
         import pyarrow as pa
     except ImportError:
         raise CorpusError(f"{source.name}: reading Arrow needs pyarrow: pip install pyarrow") from None
+    tap = _Tap(handle)
+    counted = [0]
     try:
-        reader = pa.ipc.open_stream(handle)
+        reader = pa.ipc.open_stream(tap)
         _columns(source, reader.schema.names, options)
-        yield from _batches_records(source, reader, options, bad)
+        yield from _batches_records(source, reader, options, bad, counted)
     except (OSError, ValueError) as err:
         raise CorpusError(f"{source.name}: not a readable Arrow stream ({err})") from None
+    except MemoryError:
+        raise CorpusError(f"{source.name}: not a readable Arrow stream (a record batch at byte {tap.position:,} "
+                          "declares more bytes than memory can hold)") from None
+    if tap.at_end or tap.last != ARROW_END_OF_STREAM:
+        raise CorpusError(f"{source.name}: truncated Arrow stream: it ends at byte {tap.position:,}, after "
+                          f"{counted[0]:,} rows, without its end-of-stream marker")
+    if handle.read(1):
+        raise CorpusError(f"{source.name}: data after the Arrow end-of-stream marker at byte {tap.position:,}")
 
 
 def records(source: Source, handle: IO[bytes], options: ReadOptions,

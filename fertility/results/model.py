@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,8 +235,22 @@ class AuditResult:
 
     @classmethod
     def load(cls, path: Path) -> AuditResult:
+        """Read an audit JSON; one larger than MAX_AUDIT_JSON_BYTES, or not a regular file, is
+        refused unread (parsed JSON takes several times its size in memory)."""
+        from fertility.limits import MAX_AUDIT_JSON_BYTES, human
+
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            info = os.stat(path)
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError(f"{path}: not a fertility audit JSON: not a regular file (a pipe, device or folder)")
+            if info.st_size > MAX_AUDIT_JSON_BYTES:
+                raise InputError(f"{path}: not a fertility audit JSON: {info.st_size:,} bytes, over the "
+                                 f"{human(MAX_AUDIT_JSON_BYTES)} any audit takes")
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_AUDIT_JSON_BYTES + 1)
+            if len(raw) > MAX_AUDIT_JSON_BYTES:
+                raise InputError(f"{path}: not a fertility audit JSON: it grew while being read")
+            text = raw.decode("utf-8")
         except OSError as err:
             raise InputError(f"{path}: not a fertility audit JSON: cannot read it ({err.strerror})") from None
         except UnicodeDecodeError as err:
@@ -243,6 +259,8 @@ class AuditResult:
             data = json.loads(text)
         except ValueError as err:
             raise InputError(f"{path}: not a fertility audit JSON: not JSON ({err})") from None
+        except RecursionError:
+            raise InputError(f"{path}: not a fertility audit JSON: JSON nested too deeply to read") from None
         return cls.from_dict(data, source=str(path))
 
 

@@ -47,8 +47,45 @@ def select(documents: Iterable[T], shard: tuple[int, int]) -> Iterator[T]:
             yield doc
 
 
+def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
+    """The library's own check of what parse_shard gives the command line."""
+    k, n = shard
+    if not 1 <= k <= n <= MAX_SHARDS:
+        raise UsageError(f"shard {k}/{n}: expected K/N with 1 <= K <= N <= {MAX_SHARDS:,}")
+    return shard
+
+
 def shard_settings(shard: tuple[int, int] | None) -> dict[str, str]:
     return {"shard": f"{shard[0]}/{shard[1]}", "shard_slicing": SLICING} if shard else {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Missing:
+    """The first missing shard numbers (at most LISTED) and how many are missing in all: a
+    part may claim a billion shards, which are counted, never listed."""
+
+    first: tuple[int, ...]
+    n_missing: int
+
+    LISTED = 20
+
+    def __bool__(self) -> bool:
+        return self.n_missing > 0
+
+    def __str__(self) -> str:
+        shown = ", ".join(map(str, self.first))
+        return shown if self.n_missing <= len(self.first) else f"{shown} and {self.n_missing - len(self.first):,} more"
+
+
+def _missing(seen: dict[int, str], total: int) -> Missing:
+    """Missing shards in O(parts), whatever the number of shards a part claims."""
+    first: list[int] = []
+    k = 1
+    while len(first) < Missing.LISTED and k <= total:
+        if k not in seen:
+            first.append(k)
+        k += 1
+    return Missing(tuple(first), total - len(seen))
 
 
 def _without_shard(result: AuditResult) -> dict:
@@ -59,7 +96,7 @@ def _without_shard(result: AuditResult) -> dict:
 
 
 def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
-          partial: bool = False) -> tuple[AuditResult, list[int]]:
+          partial: bool = False) -> tuple[AuditResult, Missing]:
     """The whole audit from its parts, and the shards missing (an error unless `partial`)."""
     if not parts:
         raise UsageError("merge needs at least one part")
@@ -86,9 +123,9 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
             raise InputError(f"{name}: made with other tokenizers or settings than {names[0]} "
                              f"(they differ in {', '.join(sorted(differ))})")
     assert total is not None
-    missing = [k for k in range(1, total + 1) if k not in seen]
+    missing = _missing(seen, total)
     if missing and not partial:
-        raise InputError(f"shards {', '.join(map(str, missing))} of {total} are missing "
+        raise InputError(f"shards {missing} of {total} are missing "
                          f"(merge them too, or pass --partial for a merge of {len(seen)} of {total})")
     counts: dict[tuple[str, str], Counts] = {}
     for part in parts:
@@ -102,7 +139,7 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
                                 "renyi_efficiency": None}
     first = parts[0]
     extra = {k: v for k, v in first.signature.extra.items() if k not in ("shard", "shard_slicing")}
-    extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {', '.join(map(str, missing))})"
+    extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {missing})"
                                                            if missing else ""))
     extra["findings"] = "not available after a merge (parts carry counts only)"
     extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "

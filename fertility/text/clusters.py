@@ -104,3 +104,46 @@ def joins(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
     between = starts[(starts > 0) & (starts < len(codes))]
     keep[between - 1] = False  # a text's first character starts a cluster
     return keep
+
+
+@lru_cache(maxsize=4096)
+def class_of(code: int) -> int:
+    """Grapheme_Cluster_Break class of any code point (the tables cover the BMP only)."""
+    if code <= 0xFFFF:
+        return int(tables()[0][code])
+    char = chr(code)
+    return next((i for i, name in enumerate(CLASSES)
+                 if i and regex.match(f"\\p{{Grapheme_Cluster_Break={name}}}", char)), OTHER)
+
+
+def classes_of(codes: np.ndarray) -> np.ndarray:
+    """Grapheme_Cluster_Break class per code point, astral ones included (looked up once each)."""
+    out = tables()[0][np.minimum(codes, 0xFFFF)]
+    astral = codes > 0xFFFF
+    if astral.any():
+        distinct, which = np.unique(codes[astral], return_inverse=True)
+        out[astral] = np.array([class_of(int(c)) for c in distinct.tolist()], dtype=np.uint8)[which]
+    return out
+
+
+def certain_boundary(text: str, low: int, high: int) -> int | None:
+    """The largest index p in (low, high] with a cluster boundary before `text[p]` that does
+    not depend on anything before `low`, else None: by the pair rules and GB9c as `joins` applies
+    them, never after a ZWJ or between two regional indicators (emoji and flag sequences,
+    which need more context), and never after a run of Indic marks reaching back to `low`.
+    Cutting a text at such a p never splits a cluster."""
+    _, incb_table, _, joined, _ = tables()
+    if high <= low:
+        return None
+    codes = _codes(text[low:high + 1])
+    keep = joins(codes, np.zeros(1, dtype=np.int64))
+    cls = classes_of(codes)
+    astral = codes > 0xFFFF
+    if astral.any():  # `joins` looked at these with the wrong class
+        keep = np.where(astral[:-1] | astral[1:], joined[cls[:-1], cls[1:]], keep)
+    sure = ~keep & (cls[:-1] != ZWJ) & ~((cls[:-1] == RI) & (cls[1:] == RI))
+    incb = incb_table[np.minimum(codes, 0xFFFF)]
+    not_mark = np.flatnonzero((incb != LINKER) & (incb != INCB_EXTEND))
+    sure[:int(not_mark[0]) if len(not_mark) else len(sure)] = False  # a conjunct may begin before `low`
+    found = np.flatnonzero(sure)
+    return low + 1 + int(found[-1]) if len(found) else None

@@ -176,23 +176,76 @@ def cluster_continuations(texts: list[str], codes: np.ndarray | None = None) -> 
     """Indices (in the concatenation of `texts`, whose code points `codes` are) of the
     characters that do not start an extended grapheme cluster: by the pair rules
     (clusters.py), and by `\\X` for the texts those do not cover (emoji sequences, astral)."""
-    from . import clusters
-
     codes = code_points("".join(texts)) if codes is None else codes
-    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    bases = np.cumsum(sizes) - sizes
-    joins = clusters.joins(codes, bases)
-    hard = np.flatnonzero(clusters.needs_segmenter(codes))
-    if len(hard):
-        chosen = np.unique(np.searchsorted(bases, hard, side="right") - 1)
-        chosen = chosen[sizes[chosen] > 0]
-        for i in chosen.tolist():
-            joins[bases[i]:bases[i] + sizes[i] - 1] = False
-        positions = _segmented_continuations([texts[i] for i in chosen.tolist()])
-        sub_bases = np.cumsum(sizes[chosen]) - sizes[chosen]
-        which = np.searchsorted(sub_bases, positions, side="right") - 1
-        joins[positions - sub_bases[which] + bases[chosen][which] - 1] = True
-    return np.flatnonzero(joins) + 1
+    pairs = PairJoins(texts, codes)
+    return np.flatnonzero(pairs.segmented(texts)) + 1
+
+
+class PairJoins:
+    """The cheap part of cluster boundaries, for every pair of neighbouring characters of
+    texts laid end to end: `joins` by the pair rules (clusters.py), and which texts (`hard`)
+    hold characters those rules do not cover, to be redone by `\\X` (`segmented`)."""
+
+    def __init__(self, texts: list[str], codes: np.ndarray):
+        from . import clusters
+
+        self.codes = codes
+        self.sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        self.bases = np.cumsum(self.sizes) - self.sizes
+        self.joins = clusters.joins(codes, self.bases)
+        hard = np.flatnonzero(clusters.needs_segmenter(codes))
+        chosen = np.unique(np.searchsorted(self.bases, hard, side="right") - 1) if len(hard) else hard
+        self.hard = chosen[self.sizes[chosen] > 0]
+
+    def segmented(self, texts: list[str]) -> np.ndarray:
+        """`joins` with the hard texts' pairs decided by `\\X` (the costly part)."""
+        joins = self.joins.copy()
+        chosen, sizes, bases = self.hard, self.sizes, self.bases
+        if len(chosen):
+            for i in chosen.tolist():
+                joins[bases[i]:bases[i] + sizes[i] - 1] = False
+            positions = _segmented_continuations([texts[i] for i in chosen.tolist()])
+            sub_bases = np.cumsum(sizes[chosen]) - sizes[chosen]
+            which = np.searchsorted(sub_bases, positions, side="right") - 1
+            joins[positions - sub_bases[which] + bases[chosen][which] - 1] = True
+        return joins
+
+    def undecided(self) -> np.ndarray:
+        """Per pair: whether only `\\X` can tell (inside a hard text: after a ZWJ, between two
+        regional indicators, a consonant after a mark, whose run of marks may hold characters
+        above U+FFFF, or a letter after a mark above U+FFFF); elsewhere `expected` is exact."""
+        from . import clusters
+
+        out = np.zeros(len(self.joins), dtype=bool)
+        if not len(self.hard):
+            return out
+        codes = self.codes
+        classes = clusters.classes_of(codes)
+        before, after = classes[:-1], classes[1:]
+        astral = (codes[:-1] > 0xFFFF) | (codes[1:] > 0xFFFF)
+        incb = clusters.tables()[1][np.minimum(codes, 0xFFFF)]
+        mark = (incb[:-1] == clusters.LINKER) | (incb[:-1] == clusters.INCB_EXTEND) \
+            | ((codes[:-1] > 0xFFFF) & (before == clusters.EXTEND))
+        context = (before == clusters.ZWJ) | ((before == clusters.RI) & (after == clusters.RI)) \
+            | (mark & (incb[1:] == clusters.CONSONANT)) | (astral & (before == clusters.EXTEND) & (after == clusters.OTHER))
+        inside = np.zeros(len(self.joins), dtype=bool)
+        for i in self.hard.tolist():
+            inside[self.bases[i]:self.bases[i] + self.sizes[i] - 1] = True
+        return context & inside
+
+    def expected(self) -> np.ndarray:
+        """Per pair, what the boundary must be where it is decided: the pair rules, with the
+        true class of characters above U+FFFF (which `joins` clips)."""
+        from . import clusters
+
+        joins = self.joins.copy()
+        astral = np.flatnonzero((self.codes[:-1] > 0xFFFF) | (self.codes[1:] > 0xFFFF))
+        if len(astral):
+            _, _, _, table, _ = clusters.tables()
+            before, after = clusters.classes_of(self.codes[astral]), clusters.classes_of(self.codes[astral + 1])
+            joins[astral] = table[before, after]
+            joins[self.bases[(self.bases > 0) & (self.bases < len(self.codes))] - 1] = False
+        return joins
 
 
 def _segmented_continuations(texts: list[str]) -> np.ndarray:

@@ -17,7 +17,6 @@ split to keep combining marks with their letters (what else that changes is repo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -28,11 +27,13 @@ from pathlib import Path
 
 import regex
 
+from fertility.backends._common import sha256_file
 from fertility.choices import EXTEND_SPLITS as SPLITS
-from fertility.errors import InputError, TokenizerError, UsageError
+from fertility.errors import TokenizerError, UsageError
 from fertility.io.corpus import read_corpus
 from fertility.io.numbers import MAX_COUNT, MAX_VOCAB_SIZE, whole
 from fertility.io.samples import samples_dir
+from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 from fertility.results.signature import library_versions
 from fertility.text.units import SCRIPT_ALIASES, SCRIPT_NAMES
 from fertility.version import __version__
@@ -149,13 +150,10 @@ def _is_byte_level(config: dict) -> bool:
 
 def load_base(path: Path) -> dict:
     """The base tokenizer.json as a dict, refused unless it is a byte-level BPE."""
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    data = read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer.json")
     try:
         config = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
                              "BPE tokenizer.json") from None
     model = config.get("model") if isinstance(config, dict) else None
@@ -334,7 +332,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
         "arguments": {"base": str(base_path), "corpus": [str(p) for p in corpus_paths], "add": add,
                       "split": split, "min_frequency": min_frequency,
                       "held_out": [str(p) for p in check_corpus or []] or "bundled samples"},
-        "base": {"sha256": hashlib.sha256(base_path.read_bytes()).hexdigest(), "ids": n_old,
+        "base": {"sha256": sha256_file(str(base_path)), "ids": n_old,
                  "merges": len(config["model"]["merges"])},
         "corpus": {"sha256": corpus.sha256, "files": len(corpus.files), "documents": len(corpus.documents),
                    "scripts": scripts},

@@ -10,7 +10,6 @@ content in every language. Without parallel text premiums fall back to the chars
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,7 +119,9 @@ def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, 
 
 
 def _file_hashes(corpus: Corpus) -> dict[str, str]:
-    return {hashlib.sha256(Path(f).read_bytes()).hexdigest(): f for f in corpus.files}
+    from fertility.backends._common import sha256_file  # read a block at a time: a corpus file may be large
+
+    return {sha256_file(f): f for f in corpus.files}
 
 
 def check_not_evaluation(dev: Corpus, held_out: Corpus, *, dev_option: str = "--target-parity",
