@@ -94,7 +94,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
         paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
-        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options)
+        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options, sample=sample)
         total_bytes = stream.total_bytes()
         documents = stream.batches() if sample is None and shard is None else stream.documents()
     if not isinstance(cache, ProfileCache):
@@ -138,6 +138,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
+                                **({"named_corpora": stream.named_corpora()} if stream and stream.named_corpora() else {}),
                                 **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []

@@ -14,6 +14,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 import regex
 
@@ -33,10 +34,15 @@ from .readers import (
     stdin_source,
     url_sources,
 )
-from .text import detect_script, is_known_script
+from .text import CODE, detect_script, is_known_script
+
+if TYPE_CHECKING:
+    from .catalog import NamedCorpus
+    from .sampling import Sample
 
 DOC_MODES = ("line", "file")
 _LANG_KEY = regex.compile(r"^(?P<lang>[a-z]{2,3})(?:[_-](?P<script>[A-Z][a-z]{3}))?$")
+_CODE_KEY = regex.compile(r"^[a-z][a-z0-9]*_Code$")  # programming languages: python_Code, cpp_Code
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,8 @@ def _key(name: str) -> tuple[str, str | None] | None:
     A bare name must be an ISO 639 code (`foo` and `new` look alike, only one is a language);
     with a script (`xyz_Latn`) the name plainly means a language, whatever the code.
     """
+    if _CODE_KEY.match(name):
+        return name, CODE
     match = _LANG_KEY.match(name)
     if not match:
         return None
@@ -211,10 +219,16 @@ class CorpusStream:
     SCRIPT_SAMPLE_CHARS = 1 << 20  # script detection looks at 200 documents, at most this much
     BLOCK_BYTES = 1 << 18  # text files are read, decoded and split a block at a time
 
-    def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None):
+    def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None,
+                 sample: Sample | None = None):
+        """`sample`: how much a named corpus read by row groups (FineWeb-2) must fetch."""
+        from .catalog import named_corpus
+
         if doc_mode not in DOC_MODES:
             raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
-        self.paths = [p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p) for p in paths]
+        self.paths: list[Path | str | NamedCorpus] = [
+            named or (p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p))
+            for p in paths for named in [named_corpus(p, sample=sample)]]
         self.doc_mode, self.options = doc_mode, options or ReadOptions()
         self.files: list[str] = []
         self.n_documents = 0
@@ -225,12 +239,18 @@ class CorpusStream:
         self._sampled_chars: dict[str, int] = {}
         self._once = ReadOnce()
 
-    def sources(self, root: Path | str) -> list[Source]:
+    def sources(self, root: Path | str | NamedCorpus) -> list[Source]:
         if root == "-":
             return [stdin_source(self.options)]
         if isinstance(root, str):
             return url_sources(root)
+        if not isinstance(root, Path):  # a named corpus (flores, code:python ...), already fetched
+            return root.sources()
         return [local_source(file, root) for file in find_files(root)]
+
+    def named_corpora(self) -> list[dict]:
+        """What the named corpora among the paths are (dataset, commit, license), for the signature."""
+        return [root.describe() for root in self.paths if not isinstance(root, (Path, str))]
 
     def total_bytes(self) -> int | None:
         """Size of every corpus file, for progress; None when one is a pipe, compressed or remote."""
@@ -283,12 +303,13 @@ class CorpusStream:
     def _records(self, source: Source, lang: str):
         """(lang, number, text) of a record file's non-empty records."""
         from .readers import _Bad
-        bad = _Bad(self.options)
+        options = source.options or self.options
+        bad = _Bad(options)
         file_digest = hashlib.sha256()
         handle = open_source(source)
         with handle:
             try:
-                for number, record_lang, text in records(source, handle, self.options, bad):
+                for number, record_lang, text in records(source, handle, options, bad):
                     file_digest.update(f"{record_lang}\0{text}\0".encode())
                     if text.strip():
                         yield record_lang or lang, number, text
