@@ -27,6 +27,7 @@ from typing import Any
 
 import regex
 
+from .backends.hub import REVISION
 from .errors import CorpusError
 from .readers import ReadOptions, Source, local_source
 
@@ -58,7 +59,7 @@ CATALOG: dict[str, Entry] = {
 FLORES_SPLITS = ("dev", "devtest")
 FINEWEB_SPLITS = ("train", "test")
 DEFAULT_CODE = ("python", "javascript", "java", "c", "c++", "go", "rust", "typescript")
-_SPEC = regex.compile(r"^(?P<name>[a-z0-9]+)(?::(?P<items>[^@/\\]*))?(?:@(?P<revision>[A-Za-z0-9][A-Za-z0-9._/-]*))?$")
+_SPEC = regex.compile(rf"^(?P<name>[a-z0-9]+)(?::(?P<items>[^@/\\]*))?(?:@(?P<revision>{REVISION}))?$")
 _LANGUAGE = regex.compile(r"^[a-z]{2,3}_[A-Z][a-z]{3}$")
 _CODE_NAME = regex.compile(r"^[a-z0-9][a-z0-9+#-]*$")
 
@@ -257,6 +258,9 @@ def _fineweb_language(repo: str, commit: str, lang: str, split: str, *, docs: in
     except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
         raise CorpusError(f"{what}: cannot reach the hub at {endpoint()} ({err}); check the network or "
                           "HF_ENDPOINT") from None
+    except OSError as err:  # writing the row groups into the cache
+        raise CorpusError(f"{what}: cannot write fertility's cache {folder} ({err.strerror or err}); set "
+                          "FERTILITY_CACHE_DIR to a writable folder") from None
 
 
 def _headers() -> dict[str, str]:

@@ -46,7 +46,9 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
                    "*.tiktoken", "config.json")
 TOP_LEVEL_ONLY = ("*/*",)  # a model folder's tokenizer sits at its top; subfolders hold other parts
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_-])?"
-_HUB_ID = regex.compile(rf"^(?P<repo>{_REPO}/{_REPO})(?:@(?P<revision>[A-Za-z0-9][A-Za-z0-9._/-]*))?$")
+# a branch, tag or commit; `refs/pr/1` has slashes, but no part may climb out of the cache (`..`)
+REVISION = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*"
+_HUB_ID = regex.compile(rf"^(?P<repo>{_REPO}/{_REPO})(?:@(?P<revision>{REVISION}))?$")
 COMMIT = regex.compile(r"^[0-9a-f]{40}$")
 # Names that are file paths, not repositories: `models/tokenizer.json` that does not exist is a
 # missing file, not a hub id.
@@ -363,6 +365,9 @@ def translate(err: Exception, *, repo_id: str, repo_type: str, revision: str | N
     if isinstance(err, HfHubHTTPError):
         status = getattr(getattr(err, "response", None), "status_code", "?")
         return error(f"{what}: the hub at {endpoint()} answered HTTP {status} for {repo_id} ({first_line(err)})")
+    if isinstance(err, OSError):  # the cache folder: not writable, not a folder, disk full
+        return error(f"{what}: cannot write the Hugging Face cache {hub_cache_dir()} ({err.strerror or err}); "
+                     "set HF_HUB_CACHE to a writable folder")
     raise err
 
 
