@@ -197,7 +197,9 @@ def _storage(repo: str) -> Path:
 def _dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) -> str:
     """The commit to read: a full hash as given; the bare name the one fertility's cache holds for
     main (else the hub's); a branch or tag the hub's (offline: the cache's)."""
-    from .backends.hub import COMMIT, endpoint, request_timeout, translate, write_ref
+    from .backends.hub import endpoint, request_timeout
+    from .backends.hub_cache import COMMIT, write_ref
+    from .backends.hub_errors import translate
 
     if revision is not None and COMMIT.match(revision):
         return revision

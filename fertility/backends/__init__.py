@@ -3,7 +3,7 @@
 A spec is `scheme:reference` (`hf:path/tokenizer.json`, `spm:x.model`, `tiktoken:cl100k_base`,
 `tekken:tekken.json`, `gguf:model.gguf`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
 path is recognised by its content; otherwise a model name tiktoken knows (`gpt-4o`) is its encoding and
-`org/name[@revision]` a hub repository (`hub.py`). Backend modules are imported only when used.
+`org/name[@revision]` a hub repository (`named.py`, `hub.py`). Backend modules are imported only when used.
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | No
 def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     """An existing path first, then `scheme:reference`, a model alias (`gpt-4o`), a hub id
     (`org/name[@revision]`, downloaded once); `hf:org/name` is a hub id too."""
-    from . import hub
-    from .aliases import encoding_for, load_alias
+    from .hub import parse_hub_id
+    from .named import encoding_for, load_alias, load_from_hub
 
     if not spec.strip():
         raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")
@@ -134,8 +134,8 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
         return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
     if sep and scheme in ("hf", "tiktoken") and not Path(reference).exists():
-        if scheme == "hf" and hub.parse_hub_id(reference) is not None:
-            return hub.load_from_hub(reference, spec=spec, pattern=pattern)
+        if scheme == "hf" and parse_hub_id(reference) is not None:
+            return load_from_hub(reference, spec=spec, pattern=pattern)
         if scheme == "tiktoken" and (encoding := encoding_for(reference)) is not None:
             return load_alias(reference, encoding)
     if sep and scheme in BACKENDS:
@@ -144,8 +144,8 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
         return _load(BACKENDS[scheme], spec, reference, pattern)
     if (encoding := encoding_for(spec)) is not None:
         return load_alias(spec, encoding)
-    if hub.parse_hub_id(spec) is not None:
-        return hub.load_from_hub(spec, spec=spec, pattern=pattern)
+    if parse_hub_id(spec) is not None:
+        return load_from_hub(spec, spec=spec, pattern=pattern)
     if sep and "/" not in scheme and "\\" not in scheme:
         raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
                              f"known: {', '.join(known_schemes())}")
