@@ -57,6 +57,12 @@ def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> d
     return settings
 
 
+def named_corpora_settings(stream: CorpusStream | None) -> dict[str, list]:
+    """Which named corpora (flores, fineweb2:..., code:...) were read: dataset, commit, license."""
+    named = stream.named_corpora() if stream is not None else []
+    return {"named_corpora": named} if named else {}
+
+
 def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
@@ -138,7 +144,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
-                                **({"named_corpora": stream.named_corpora()} if stream and stream.named_corpora() else {}),
+                                **named_corpora_settings(stream),
                                 **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []

@@ -207,6 +207,16 @@ def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
     return True
 
 
+def _root(path: Path | str, sample: Sample | None) -> Path | str | NamedCorpus:
+    """A corpus argument as read: a URL or `-` as given, a named corpus (`flores`, fetched now)
+    unless a path by that name exists, else a path."""
+    from .catalog import named_corpus
+
+    if isinstance(path, str) and (is_url(path) or path == "-"):
+        return path
+    return named_corpus(path, sample=sample) or Path(path)
+
+
 class CorpusStream:
     """Read a corpus one document at a time, without holding it: `documents()` yields them in
     the order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash,
@@ -222,13 +232,9 @@ class CorpusStream:
     def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None,
                  sample: Sample | None = None):
         """`sample`: how much a named corpus read by row groups (FineWeb-2) must fetch."""
-        from .catalog import named_corpus
-
         if doc_mode not in DOC_MODES:
             raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
-        self.paths: list[Path | str | NamedCorpus] = [
-            named or (p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p))
-            for p in paths for named in [named_corpus(p, sample=sample)]]
+        self.paths = [_root(p, sample) for p in paths]
         self.doc_mode, self.options = doc_mode, options or ReadOptions()
         self.files: list[str] = []
         self.n_documents = 0

@@ -412,6 +412,29 @@ def test_code_language_files_are_named_and_scripted_as_code(tmp_path):
     assert corpus.scripts == {"cpp_Code": "Code", "python_Code": "Code"}
 
 
+def test_hub_progress_bars_only_on_a_terminal_and_never_with_quiet(monkeypatch):
+    """huggingface_hub draws its bars on stderr when it is a terminal, unless -q (progress=False)."""
+    from huggingface_hub.utils import are_progress_bars_disabled
+
+    from fertility.backends.hub import hub_progress_bars, hub_settings
+
+    if are_progress_bars_disabled():
+        pytest.skip("progress bars are disabled here (HF_HUB_DISABLE_PROGRESS_BARS)")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    seen = {}
+    for name, stderr, progress in (("terminal", Terminal(), None), ("terminal -q", Terminal(), False),
+                                   ("pipe", io.StringIO(), None)):
+        monkeypatch.setattr(sys, "stderr", stderr)
+        with hub_settings(progress=progress), hub_progress_bars():
+            seen[name] = not are_progress_bars_disabled()
+    assert seen == {"terminal": True, "terminal -q": False, "pipe": False}
+    assert not are_progress_bars_disabled()  # the setting is given back
+
+
 def test_named_corpus_help_lists_each_license():
     done = run_here("audit", "--help", env={"COLUMNS": "200"})
     assert done.returncode == 0

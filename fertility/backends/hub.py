@@ -216,7 +216,7 @@ def _download(repo_id: str, repo_type: str, revision: str | None, commit: str | 
     try:  # the first question has a deadline: huggingface_hub would wait forever for a silent server
         info = HfApi(endpoint=endpoint()).repo_info(repo_id, repo_type=repo_type,
                                                    revision=commit or revision or "main", timeout=request_timeout())
-        with _progress_bars(), _quiet_hub_warnings():
+        with hub_progress_bars(), _quiet_hub_warnings():
             return Path(snapshot_download(repo_id, repo_type=repo_type, revision=str(info.sha),
                                           cache_dir=hub_cache_dir(), allow_patterns=list(patterns),
                                           ignore_patterns=list(ignore) or None, endpoint=endpoint()))
@@ -230,7 +230,7 @@ def _download(repo_id: str, repo_type: str, revision: str | None, commit: str | 
 
 
 @contextmanager
-def _progress_bars() -> Iterator[None]:
+def hub_progress_bars() -> Iterator[None]:
     """huggingface_hub's bars on stderr only when it is a terminal and the user did not ask -q."""
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
