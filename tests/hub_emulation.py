@@ -54,6 +54,12 @@ def git_repo(folder: Path, commits: list[dict[str, bytes | Path]]) -> list[str]:
     return hashes
 
 
+# Linux: ask for SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG, kept across exec), then
+# become the server.
+_DIE_WITH_PARENT = ("import ctypes, os, signal, sys; ctypes.CDLL(None).prctl(1, signal.SIGTERM); "
+                    "os.execv(sys.argv[1], sys.argv[1:])")
+
+
 class Olah:
     """`olah-cli` serving `root/mirrors` offline on a free port; stopped by its process id."""
 
@@ -68,6 +74,8 @@ class Olah:
         self.log = root / "olah.log"
         olah = Path(sys.executable).with_name("olah-cli")
         command = [str(olah)] if olah.exists() else [sys.executable, "-m", "olah.server"]
+        if sys.platform.startswith("linux"):  # the server ends with the test process, even a killed one
+            command = [sys.executable, "-c", _DIE_WITH_PARENT, *command]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen([*command, "-c", "config.toml"], cwd=root, stdout=log,
                                             stderr=subprocess.STDOUT)
