@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from fertility.metrics.balance import premiums
+from fertility.results.model import AuditResult, Counts, ratio, ratios
+from fertility.results.signature import Signature
+
 from .audit import audit
-from .balance import premiums
 from .compare import check_comparable, load_one
 from .errors import UsageError
-from .results import AuditResult, Counts, ratio, ratios
-from .signature import Signature
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression")

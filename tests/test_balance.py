@@ -9,7 +9,7 @@ import math
 import pytest
 
 from fertility import Counts, UsageError
-from fertility.balance import (
+from fertility.metrics.balance import (
     CPT_FALLBACK,
     PARALLEL,
     BudgetRow,

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from real_files import real_file, shared
 
 from fertility.cli import cli
-from fertility.extend import extend, mark_aware, script_lead_pairs, token_bytes
-from fertility.samples import samples_dir
-from fertility.train import train_tokenizer
+from fertility.io.samples import samples_dir
+from fertility.train.bpe import train_tokenizer
+from fertility.train.extend import extend, mark_aware, script_lead_pairs, token_bytes
 
 LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                 r"|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -152,7 +152,7 @@ def test_transformers_loads_the_extension(extended):
 @pytest.fixture(scope="module")
 def tiny_base(tmp_path_factory) -> Path:
     """A 600-token byte-level BPE trained on the English sample only."""
-    from fertility.corpus import read_corpus
+    from fertility.io.corpus import read_corpus
 
     docs = read_corpus([samples_dir() / "eng_Latn.txt"]).documents
     path = tmp_path_factory.mktemp("tiny") / "tokenizer.json"

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from real_files import mistral_file, real_file, shared
 
 from fertility.cli import cli
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ import pytest
 from hub_emulation import GatedHub, Olah, free_port, git_repo, hub_env
 from real_files import SHARED_CORPORA, mistral_file, real_file
 
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 FERTILITY = str(Path(sys.executable).with_name("fertility"))
 ORG = "fertility-test"
@@ -318,7 +318,7 @@ def test_hub_emulation_range_reads_fetch_only_the_footer_and_the_needed_row_grou
     """Against a server that honours Range (the hub's file servers do; olah does not), a sample
     costs the footer and its row groups' text column, not the file."""
     pytest.importorskip("pyarrow")
-    from fertility.remote_parquet import row_group_files
+    from fertility.io.remote_parquet import row_group_files
 
     lines = [f"{i}: {line}" for i, line in enumerate(sample_lines("ben_Beng") * 40)]
     (tmp_path / "web").mkdir()
@@ -404,7 +404,7 @@ def test_an_existing_folder_wins_over_a_hub_id_and_file_names_are_never_hub_ids(
 
 
 def test_code_language_files_are_named_and_scripted_as_code(tmp_path):
-    from fertility.corpus import read_corpus
+    from fertility.io.corpus import read_corpus
 
     (tmp_path / "python_Code.txt").write_text("print('hi')\n", encoding="utf-8")
     (tmp_path / "cpp_Code.jsonl").write_text(json.dumps({"text": "int x = 1;"}) + "\n", encoding="utf-8")
@@ -438,7 +438,7 @@ def test_hub_progress_bars_only_on_a_terminal_and_never_with_quiet(monkeypatch):
 def test_named_corpus_help_lists_each_license():
     done = run_here("audit", "--help", env={"COLUMNS": "200"})
     assert done.returncode == 0
-    from fertility.catalog import CATALOG
+    from fertility.io.catalog import CATALOG
     for entry in CATALOG.values():
         assert entry.repo in done.stdout and entry.license.split(";")[0] in done.stdout
 

@@ -26,7 +26,8 @@ import numpy as np
 import tokenizers
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
+
 from . import PreTokenizer
 from ._common import display_name, native_errors
 from ._gguf_read import read_metadata

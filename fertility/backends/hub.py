@@ -27,7 +27,8 @@ from pathlib import Path
 
 import regex
 
-from ..errors import FertilityError, FertilityWarning, TokenizerError
+from fertility.errors import FertilityError, FertilityWarning, TokenizerError
+
 from .hub_cache import COMMIT, cached_commit, complete_files, files_below, matches, write_manifest, write_ref
 from .hub_errors import Unreachable, is_unreachable, translate
 

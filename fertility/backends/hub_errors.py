@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import FertilityError
+from fertility.errors import FertilityError
 
 
 class Unreachable(Exception):

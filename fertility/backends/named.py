@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
 
 if TYPE_CHECKING:
     from . import Tokenizer
