@@ -101,6 +101,12 @@ def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> d
     return settings
 
 
+def named_corpora_settings(stream: CorpusStream | None) -> dict[str, list]:
+    """Which named corpora (flores, fineweb2:..., code:...) were read: dataset, commit, license."""
+    named = stream.named_corpora() if stream is not None else []
+    return {"named_corpora": named} if named else {}
+
+
 def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
@@ -141,7 +147,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
         paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
-        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options)
+        stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options, sample=sample)
         total_bytes = stream.total_bytes()
         documents = stream.batches() if sample is None and shard is None else stream.documents()
     if not isinstance(cache, ProfileCache):
@@ -186,6 +192,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
+                                **named_corpora_settings(stream),
                                 **({"sample": sample.describe()} if sample else {}))
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
                      thresholds=thresholds or Thresholds()) if diagnose else []

@@ -1,3 +1,4 @@
+import os
 import pathlib
 import shutil
 import sys
@@ -21,3 +22,9 @@ def small(tmp_path_factory) -> pathlib.Path:
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/data/golden/ from this run (only when figures are meant to move)")
+
+
+# No test may reach a real hub: in-process code and the processes tests start inherit an endpoint
+# where nothing listens (tests of the hub path start their own server and pass its address).
+os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"
+os.environ.pop("HF_TOKEN", None)

@@ -412,7 +412,7 @@ def test_hub_cache_with_only_a_tiktoken_file_loads(tmp_path, monkeypatch):
     plain = run("audit", "-q", "--no-findings", "-f", "csv", "-t", str(cl100k_file()),
                 str(shared("flores200", "devtest", "ben_Beng.txt")))
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == plain.stdout
+    assert result.stdout.replace("org/ranks,", "cl100k_base,") == plain.stdout  # rows named after the repository
 
 
 # --- property tests: random bytes never give a traceback ----------------------------------------

@@ -2,7 +2,8 @@
 
 A spec is `scheme:reference` (`hf:path/tokenizer.json`, `spm:x.model`, `tiktoken:cl100k_base`,
 `tekken:tekken.json`, `gguf:model.gguf`) or a baseline name (`bytes`, `chars`, `graphemes`). A plain existing
-path is recognised by its content. Backend modules are imported only when used.
+path is recognised by its content; otherwise a model name tiktoken knows (`gpt-4o`) is its encoding and
+`org/name[@revision]` a hub repository (`named.py`, `hub.py`). Backend modules are imported only when used.
 """
 
 from __future__ import annotations
@@ -128,6 +129,11 @@ def spec_path(spec: str) -> Path | None:
 
 
 def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
+    """An existing path first, then `scheme:reference`, a model alias (`gpt-4o`), a hub id
+    (`org/name[@revision]`, downloaded once); `hf:org/name` is a hub id too."""
+    from .hub import parse_hub_id
+    from .named import encoding_for, load_alias, load_from_hub
+
     if not spec.strip():
         raise UsageError("empty tokenizer spec (-t ''): give a path, SCHEME:REF or a baseline name")
     if spec in BASELINES:
@@ -136,20 +142,37 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
         if not Path(spec).is_file() and not Path(spec).is_dir():
             raise TokenizerError(f"{spec}: not a regular file (a pipe or device); a tokenizer file is "
                                  "read more than once, so save it to a file first")
-        if Path(spec).is_dir() and (found := folder_tokenizer(Path(spec))) is not None:
-            return _load(BACKENDS[found[0]], spec, str(found[1]), pattern)
+        if Path(spec).is_dir():
+            return load_folder(Path(spec), spec=spec, pattern=pattern)
         return _load(BACKENDS[sniff_format(Path(spec))], spec, spec, pattern)
     scheme, sep, reference = spec.partition(":")
+    if sep and scheme in ("hf", "tiktoken") and not Path(reference).exists():
+        if scheme == "hf" and parse_hub_id(reference) is not None:
+            return load_from_hub(reference, spec=spec, pattern=pattern)
+        if scheme == "tiktoken" and (encoding := encoding_for(reference)) is not None:
+            return load_alias(reference, encoding)
     if sep and scheme in BACKENDS:
         if not reference.strip():
             raise TokenizerError(f"{spec}: nothing after '{scheme}:'")
         return _load(BACKENDS[scheme], spec, reference, pattern)
+    if (encoding := encoding_for(spec)) is not None:
+        return load_alias(spec, encoding)
+    if parse_hub_id(spec) is not None:
+        return load_from_hub(spec, spec=spec, pattern=pattern)
     if sep and "/" not in scheme and "\\" not in scheme:
         raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
                              f"known: {', '.join(known_schemes())}")
     raise TokenizerError(f"{spec}: no such file or directory, and not a tokenizer spec "
                          f"(use scheme:reference with one of {', '.join(BACKENDS)}, "
                          f"or a baseline: {', '.join(BASELINES)})")
+
+
+def load_folder(folder: Path, *, spec: str, pattern: str | None) -> Tokenizer:
+    """A model folder (or hub snapshot): the tokenizer file it holds, by its own backend."""
+    found = folder_tokenizer(folder)
+    if found is not None:
+        return _load(BACKENDS[found[0]], spec, str(found[1]), pattern)
+    return _load(BACKENDS[sniff_format(folder)], spec, str(folder), pattern)
 
 
 def _load(target: str, spec: str, reference: str, pattern: str | None) -> Tokenizer:

@@ -1,4 +1,4 @@
-"""Hugging Face `tokenizers` backend: tokenizer.json files, folders, and the local hub cache.
+"""Hugging Face `tokenizers` backend: tokenizer.json files and folders (hub snapshots are folders too).
 
 Saved tokenizers may switch on padding and truncation (BERT exports often do): both would
 silently change token counts, so they are switched off and the signature says so. Special
@@ -8,7 +8,6 @@ tokens are neither added nor recognised inside the text.
 from __future__ import annotations
 
 import json
-import os
 from itertools import chain
 from pathlib import Path
 
@@ -22,51 +21,6 @@ from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
 
 
-def hub_cache_dir() -> Path:
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"])
-    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
-    return home / "hub"
-
-
-def find_in_hub_cache(repo_id: str, filename: str = "tokenizer.json") -> Path | None:
-    """The cached file of a hub model (refs/main), found by `huggingface_hub` itself, else None."""
-    from huggingface_hub import try_to_load_from_cache
-
-    try:
-        found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache_dir())
-    except ValueError:  # not a valid repo id
-        return None
-    return Path(found) if isinstance(found, str) and Path(found).is_file() else None
-
-
-def hub_snapshots(repo_id: str) -> list[Path]:
-    """A cached hub model's snapshot folders as `huggingface_hub.scan_cache_dir` reports them:
-    the one refs/main points to first, then newest first."""
-    from huggingface_hub import scan_cache_dir
-
-    try:
-        cache = scan_cache_dir(hub_cache_dir())
-    except Exception:  # noqa: BLE001 - CacheNotFound, or a cache it cannot read: nothing cached
-        return []
-    for repo in cache.repos:
-        if repo.repo_id == repo_id and repo.repo_type == "model":
-            revisions = sorted(repo.revisions, key=lambda r: ("main" not in r.refs, -r.last_modified))
-            return [Path(r.snapshot_path) for r in revisions]
-    return []
-
-
-def find_folder_in_hub_cache(repo_id: str) -> tuple[str, Path] | None:
-    """(scheme, file) of the tokenizer a cached snapshot holds (tokenizer.json or any other format)."""
-    from . import folder_tokenizer
-
-    for snapshot in hub_snapshots(repo_id):
-        found = folder_tokenizer(snapshot)
-        if found is not None:
-            return found
-    return None
-
-
 def _locate(reference: str) -> Path:
     path = Path(reference)
     if path.is_dir():
@@ -77,17 +31,7 @@ def _locate(reference: str) -> Path:
         raise TokenizerError(f"{path}: directory holds no tokenizer.json (nor vocab.json + merges.txt)")
     if path.is_file():
         return path
-    if reference.count("/") <= 1 and not reference.endswith(".json"):
-        cached = find_in_hub_cache(reference)
-        if cached is None and (found := find_folder_in_hub_cache(reference)) is not None:
-            cached = found[1]
-        if cached is None:
-            raise TokenizerError(f"{reference}: hub model not in the local Hugging Face cache "
-                                 f"({hub_cache_dir()}); we never download: run "
-                                 f"`huggingface-cli download {reference} tokenizer.json` where "
-                                 "there is a network, or pass a path to tokenizer.json")
-        return cached
-    raise TokenizerError(f"{reference}: no such file or directory")
+    raise TokenizerError(f"{reference}: no such file or directory")  # hub ids: hub.py, before this
 
 
 class HFEncoding:
@@ -256,20 +200,11 @@ def _describe(pre_tokenizer: dict) -> str:
 
 
 def load(reference: str, *, pattern: str | None = None) -> Tokenizer:
-    """A tokenizer.json (`pattern` ignored: it carries its own pre-tokenizer); a hub snapshot
-    holding another format instead (tokenizer.model, tekken.json, .tiktoken) is loaded by
-    that format's backend."""
+    """A tokenizer.json, or a folder holding one or vocab.json + merges.txt (`pattern` ignored:
+    it carries its own pre-tokenizer)."""
     path = _locate(reference)
     if path.is_dir():
         return _from_vocab_and_merges(path)
-    if path.name != "tokenizer.json" and not Path(reference).exists():  # found in the hub cache
-        from . import BACKENDS, _resolve, sniff_format
-
-        if path.name in ("vocab.json", "merges.txt"):
-            return _from_vocab_and_merges(path.parent)
-        if path.name == "tokenizer_config.json":
-            return _resolve(BACKENDS["transformers"])(str(path.parent), pattern=pattern)
-        return _resolve(BACKENDS[sniff_format(path)])(str(path), pattern=pattern)
     return HFTokenizer(path)
 
 

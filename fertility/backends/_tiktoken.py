@@ -242,16 +242,18 @@ def _from_ranks(path: Path, data: bytes, sha256: str, *, pattern: str | None, na
     return tokenizer
 
 
-def cached_encoding_file(name: str) -> Path | None:
-    """Where tiktoken's own cache keeps a named encoding's ranks file, if it is there."""
+def tiktoken_cache_dir() -> Path:
+    """The folder tiktoken caches downloaded encodings in (as tiktoken.load decides it)."""
     for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if os.environ.get(variable):
-            cache_dir = Path(os.environ[variable])
-            break
-    else:
-        cache_dir = Path(tempfile.gettempdir()) / "data-gym-cache"
+            return Path(os.environ[variable])
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def cached_encoding_file(name: str) -> Path | None:
+    """Where tiktoken's own cache keeps a named encoding's ranks file, if it is there."""
     file = "r50k_base" if name == "gpt2" else name
-    candidate = cache_dir / hashlib.sha1(f"{_BLOB}{file}.tiktoken".encode()).hexdigest()
+    candidate = tiktoken_cache_dir() / hashlib.sha1(f"{_BLOB}{file}.tiktoken".encode()).hexdigest()
     return candidate if candidate.is_file() else None
 
 

@@ -11,7 +11,9 @@ from pathlib import Path
 from fertility.errors import FertilityError
 
 FORMATS: tuple[tuple[str, str], ...] = (
-    ("hf", "Hugging Face tokenizer.json; folders with vocab.json + merges.txt; hub ids in the local cache"),
+    ("hf", "Hugging Face tokenizer.json; folders with vocab.json + merges.txt"),
+    ("org/name[@rev]", "a hub repository (also hf:org/name): its tokenizer files, downloaded once, never weights"),
+    ("gpt-4o, gpt-4 ...", "model names tiktoken maps to an encoding (its own table), loaded offline"),
     ("spm", "SentencePiece .model (tokenizer.model, spiece.model, tokenizer.model.v3, ...)"),
     ("tiktoken", ".tiktoken ranks files (known files by SHA-256, others with --pattern); named encodings"),
     ("tekken", "Mistral Tekken JSON"),
@@ -60,7 +62,7 @@ def _candidates() -> Iterator[tuple[str, str]]:
 def _hub_entries() -> Iterator[tuple[str, str]]:
     from huggingface_hub import scan_cache_dir
 
-    from ._hf import hub_cache_dir
+    from .hub import hub_cache_dir
 
     try:
         cache = scan_cache_dir(hub_cache_dir())
@@ -75,10 +77,12 @@ def available() -> list[Available]:
     """Every named tokenizer that loads offline here, with its backend and vocabulary size."""
     from fertility.backends import load_tokenizer
 
+    from .hub import hub_settings
+
     found = []
     for spec, where in _candidates():
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), hub_settings(offline=True):  # listing never downloads
                 warnings.simplefilter("ignore")
                 info = load_tokenizer(spec).info()
         except FertilityError:  # a cache entry without a tokenizer, a corrupt file: not available

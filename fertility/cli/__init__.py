@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 import os
 import signal
@@ -173,6 +174,21 @@ def output_options(command):
     return command
 
 
+def hub_options(command):
+    """--offline on every command that may fetch tokenizers or corpora from the hub; its progress
+    bars follow -q (and appear on a terminal only)."""
+    @functools.wraps(command)
+    def run(*args, offline: bool, **kwargs):
+        from fertility.backends.hub import hub_settings
+
+        quiet = kwargs.get("quiet")
+        with hub_settings(offline=offline, progress=None if quiet is None else not quiet):
+            return command(*args, **kwargs)
+    return click.option("--offline", is_flag=True,
+                        help="Never ask the Hugging Face hub: hub tokenizers and named corpora from the "
+                             "local cache only (as HF_HUB_OFFLINE=1).")(run)
+
+
 def resolve_format(fmt: str | None) -> str:
     """--format, else $FERTILITY_FORMAT (checked, since click does not see it), else table."""
     if fmt:
@@ -210,8 +226,10 @@ def cli():
     """Audit tokenizers across languages: how much text each language gets per token."""
 
 
-TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) or "
-                  f"SCHEME:REF with scheme {', '.join(BACKENDS)}; baselines: {', '.join(BASELINES)}. "
+TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content), "
+                  f"SCHEME:REF with scheme {', '.join(BACKENDS)}, a hub id ORG/NAME[@REVISION] (its "
+                  "tokenizer files, downloaded once into the Hugging Face cache), or a model name tiktoken "
+                  f"knows (gpt-4o, gpt-4); baselines: {', '.join(BASELINES)}. "
                   f"NAME=SPEC names it in every table, chart and JSON (an existing path is never split). "
                   f"Default: {', '.join(DEFAULT_TOKENIZERS)}.")
 
@@ -257,6 +275,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content) o
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
 @output_options
+@hub_options
 def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
           seed, engine, scheduler, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
           fmt, output, force):
@@ -266,6 +285,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     folders (dev/, devtest/); also .jsonl/.json lines, .parquet and .arrow files, plain or
     compressed (.gz, .zst, .bz2, .xz), fsspec URLs (memory://, s3://...), or `-` (standard
     input, with --lang). Without CORPUS, the bundled parallel samples are audited.
+
+    A CORPUS that is no existing path may name a benchmark on the Hugging Face hub,
+    NAME[:ITEM,...][@REVISION], downloaded once into the cache and audited offline after that
+    (FineWeb-2: the first row groups of each language, as many as --sample-docs/--sample-bytes
+    need, else 1,000 documents). Programming languages are languages too: python_Code, script Code.
     """
     from fertility.audit import audit as run_audit
     from fertility.io.readers import ReadOptions
@@ -297,6 +321,14 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
+def _named_corpora_help() -> str:
+    from fertility.io.catalog import catalog_help
+    return "\b\nNamed corpora:\n" + "\n".join(f"  {line}" for line in catalog_help().splitlines())
+
+
+audit.help = f"{inspect.cleandoc(audit.help or '')}\n\n{_named_corpora_help()}"
+
+
 @cli.command()
 @click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--partial", is_flag=True, help="Merge even if some shards are missing (the signature says which).")
@@ -326,6 +358,7 @@ def merge(parts, partial, fmt, output, force):
 @click.option("--file", "file", type=click.Path(path_type=Path, dir_okay=False),
               help="Read the text from a UTF-8 file instead.")
 @click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
+@hub_options
 def show(tokenizers, text, file, pattern):
     """Draw a text's token boundaries; `¦` marks a boundary inside a grapheme cluster.
 
@@ -544,6 +577,7 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
                    "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @output_options
+@hub_options
 def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, output, force):
     """Two tokenizers side by side on the same corpora (default: the bundled samples).
 
@@ -608,6 +642,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
               help="html: the checks with the audit's charts, as one self-contained page.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the table or page here (`-`: stdout).")
 @click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
+@hub_options
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
           max_unknown_share, baseline, max_regression, reference, normalize, junit, summary, fmt, output, force):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.

@@ -72,6 +72,7 @@ def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_fo
     keep_freed_memory()  # this process is ours: chunk arrays reuse freed memory
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, once
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # the workers are the parallelism
+    os.environ["HF_HUB_OFFLINE"] = "1"  # the parent fetched every hub file: the same commit, from the cache
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once
         _WORKER["tokenizers"] = [load_tokenizer(spec, **load_options) for spec in specs]
     _WORKER["evidence"], _WORKER["cache_folder"] = evidence, cache_folder

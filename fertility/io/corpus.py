@@ -13,14 +13,16 @@ import hashlib
 import os
 import stat
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 import regex
 
 from fertility.errors import CorpusError, FertilityWarning
 from fertility.limits import MAX_DOCUMENT_BYTES, human
-from fertility.text.units import detect_script, is_known_script
+from fertility.text.units import CODE, detect_script, is_known_script
 
 from .iso639 import CODES
 from .readers import (
@@ -41,12 +43,17 @@ from .readers import (
     url_sources,
 )
 
+if TYPE_CHECKING:
+    from .catalog import NamedCorpus
+    from .sampling import Sample
+
 DOC_MODES = ("line", "file")
 # The all-languages row of every table and audit JSON (results.ALL): a language of that name
 # would give a second one, which `report` and `compare` rightly refuse. Lower-case `all` is a
 # language (ISO 639-3: Allar, of Kerala), so only this exact name is reserved.
 RESERVED_LANGUAGE = "ALL"
 _LANG_KEY = regex.compile(r"^(?P<lang>[a-z]{2,3})(?:[_-](?P<script>[A-Z][a-z]{3}))?$")
+_CODE_KEY = regex.compile(r"^[a-z][a-z0-9]*_Code$")  # programming languages: python_Code, cpp_Code
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,8 @@ def _key(name: str) -> tuple[str, str | None] | None:
     A bare name must be an ISO 639 code (`foo` and `new` look alike, only one is a language);
     with a script (`xyz_Latn`) the name plainly means a language, whatever the code.
     """
+    if _CODE_KEY.match(name):
+        return name, CODE
     match = _LANG_KEY.match(name)
     if not match:
         return None
@@ -109,7 +118,7 @@ def check_language_name(lang: str, where: str) -> None:
         raise CorpusError(f"{where}: {lang!r} cannot name a language (empty, or with a control character)")
 
 
-def check_corpus_paths(paths: list[Path | str], options: ReadOptions) -> None:
+def check_corpus_paths(paths: Sequence[object], options: ReadOptions) -> None:
     """Standard input can be read once, only when it is open, and --lang names its language."""
     stdin = [p for p in paths if p == "-"]
     if len(stdin) > 1:
@@ -278,6 +287,16 @@ def _warn_again(caught: list[warnings.WarningMessage]) -> bool:
     return True
 
 
+def _root(path: Path | str, sample: Sample | None) -> Path | str | NamedCorpus:
+    """A corpus argument as read: a URL or `-` as given, a named corpus (`flores`, fetched now)
+    unless a path by that name exists, else a path."""
+    from .catalog import named_corpus
+
+    if isinstance(path, str) and (is_url(path) or path == "-"):
+        return path
+    return named_corpus(path, sample=sample) or Path(path)
+
+
 class CorpusStream:
     """Read a corpus one document at a time, without holding it: `documents()` yields them in
     the order `read_corpus` gives; afterwards `corpus()` describes what was read (same hash,
@@ -290,10 +309,12 @@ class CorpusStream:
     SCRIPT_SAMPLE_CHARS = 1 << 20  # script detection looks at 200 documents, at most this much
     BLOCK_BYTES = 1 << 18  # text files are read, decoded and split a block at a time
 
-    def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None):
+    def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None,
+                 sample: Sample | None = None):
+        """`sample`: how much a named corpus read by row groups (FineWeb-2) must fetch."""
         if doc_mode not in DOC_MODES:
             raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
-        self.paths = [p if isinstance(p, str) and (is_url(p) or p == "-") else Path(p) for p in paths]
+        self.paths = [_root(p, sample) for p in paths]
         self.doc_mode, self.options = doc_mode, options or ReadOptions()
         check_corpus_paths(self.paths, self.options)
         self.files: list[str] = []
@@ -306,14 +327,20 @@ class CorpusStream:
         self._once = ReadOnce()
         self._open = False  # a document's text is in the hash, its closing NUL not yet
 
-    def sources(self, root: Path | str) -> list[Source]:
+    def sources(self, root: Path | str | NamedCorpus) -> list[Source]:
         if root == "-":
             return [stdin_source(self.options)]
         if isinstance(root, str):
             found = _remote(root, lambda: url_sources(root))
             return [dataclasses.replace(source, open=lambda opener=source.open, name=source.name:
                                         _remote(name, opener)) for source in found]
+        if not isinstance(root, Path):  # a named corpus (flores, code:python ...), already fetched
+            return root.sources()
         return [local_source(file, root) for file in find_files(root)]
+
+    def named_corpora(self) -> list[dict]:
+        """What the named corpora among the paths are (dataset, commit, license), for the signature."""
+        return [root.describe() for root in self.paths if not isinstance(root, (Path, str))]
 
     def total_bytes(self) -> int | None:
         """Size of every corpus file, for progress; None when one is a pipe, compressed or remote."""
@@ -418,12 +445,13 @@ class CorpusStream:
     def _records(self, source: Source, lang: str):
         """(lang, number, text) of a record file's non-empty records."""
         from .readers import _Bad
-        bad = _Bad(self.options)
+        options = source.options or self.options
+        bad = _Bad(options)
         file_digest = hashlib.sha256()
         handle = open_source(source)
         with handle:
             try:
-                for number, record_lang, text in records(source, handle, self.options, bad):
+                for number, record_lang, text in records(source, handle, options, bad):
                     file_digest.update(f"{record_lang}\0{text}\0".encode())
                     if text.strip():
                         yield record_lang or lang, number, text

@@ -69,6 +69,7 @@ class Source:
     root: PurePath | None
     open: Callable[[], IO[bytes]]
     size: int | None  # bytes of text, for progress; None when compressed, remote or a pipe
+    options: ReadOptions | None = None  # a named corpus's own fields (its text is in `content`, ...)
 
 
 def url_sources(url: str) -> list[Source]:

@@ -34,6 +34,9 @@ SCRIPT_ALIASES: dict[str, tuple[str, ...]] = {
     "Hans": ("Hani",), "Hant": ("Hani",), "Jpan": ("Hani", "Hira", "Kana"),
     "Kore": ("Hang", "Hani"),
 }
+# Programming languages are audited as languages (`python_Code`, `c_Code`) under this family name:
+# not an ISO 15924 script (their letters are mostly Latin), it keeps code apart from prose in tables.
+CODE = "Code"
 # Scripts written without spaces between words: whitespace "words" mean nothing there.
 UNSPACED_SCRIPTS = frozenset({"Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Thai", "Laoo",
                               "Khmr", "Mymr", "Tibt"})
@@ -44,7 +47,7 @@ _SCRIPT_RUN = regex.compile(
 
 
 def is_known_script(code: str) -> bool:
-    return code in SCRIPT_NAMES or code in SCRIPT_ALIASES
+    return code in SCRIPT_NAMES or code in SCRIPT_ALIASES or code == CODE
 
 
 def is_spaced(script: str) -> bool:
