@@ -180,19 +180,20 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
     """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
     tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
     from .results import ALL
-    from .token_stats import TokenStats, renyi_efficiency, unseen, vocab_size
+    from .token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
 
     rows: dict = {}
     unseen_tokens: dict = {}
     for t, (name, tokenizer) in enumerate(zip(names, loaded)):
         per_lang = {lang: total.tokens[(t, lang)] for lang in langs if (t, lang) in total.tokens}
         every = sum(per_lang.values(), TokenStats())
-        size = vocab_size(tokenizer) if every.ids else None
+        ordinary = ordinary_vocabulary(tokenizer) if every.ids else None
+        size = len(ordinary) if ordinary is not None else None
         for lang, stats in [*per_lang.items(), (ALL, every)]:
             rows[(name, lang)] = {"token_lengths": list(stats.lengths),
                                   "renyi_efficiency": renyi_efficiency(stats.ids, size)}
         if size:
-            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), size)}
+            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), ordinary)}
     return rows, unseen_tokens
 
 

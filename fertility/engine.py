@@ -17,7 +17,7 @@ import numpy as np
 
 from . import chunk_evidence
 from .backends import Encoded, Tokenizer, Tokens
-from .backends._common import concatenate
+from .backends._common import concatenate, exact_piece_spans
 from .chunk_evidence import offer, trim
 from .chunks import Chunk
 from .normalization import NormalizationCounts
@@ -75,8 +75,9 @@ def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Token
     tokens = encode_many(texts) if encode_many is not None else \
         concatenate(tokenizer.encode(texts), prof.doc_bytes.tolist())
     if tokens.in_chars:
-        tokens = tokens._replace(starts=prof.char_starts[tokens.starts], ends=prof.char_starts[tokens.ends],
-                                 in_chars=False)
+        starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
+                                         tokens.piece_bytes)
+        tokens = tokens._replace(starts=starts, ends=ends, in_chars=False, piece_bytes=None)
     return tokens
 
 

@@ -19,6 +19,7 @@ from real_files import real_file
 
 from fertility import load_tokenizer
 from fertility.backends import sniff_format
+from fertility.backends._gguf_read import read_metadata
 from fertility.cli import cli
 from fertility.errors import TokenizerError
 
@@ -261,5 +262,8 @@ def test_an_audit_with_findings_of_a_wordpiece_gguf_lists_its_vocabulary():
     listed = json.loads(result.stdout)["vocabulary"]["ggml-vocab-bert-bge"]
     raw = load_tokenizer(str(vocab("bert-bge"))).tokenizer
     assert listed["size"] == raw.get_vocab_size(with_added_tokens=True)
-    assert listed["n_special"] == 1 and listed["by_script"]["Beng"] == sum(
+    # control tokens ([PAD], [CLS], [SEP], [MASK]) and the unknown token, as the file's token types say
+    types = read_metadata(vocab("bert-bge"))["tokenizer.ggml.token_type"].tolist()
+    assert listed["n_special"] == sum(1 for kind in types if kind in (2, 3)) == 5
+    assert listed["by_script"]["Beng"] == sum(
         1 for token in raw.get_vocab() if any("\u0980" <= c <= "\u09ff" for c in token))
