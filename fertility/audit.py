@@ -14,6 +14,7 @@ from .diagnose import diagnose as judge
 from .engine import ChunkResult, Observer
 from .errors import UsageError
 from .evidence import assemble
+from .parallel import Parallelism, decide
 from .profiles import ProfileCache, cache_dir
 from .readers import ReadOptions
 from .results import AuditResult
@@ -65,7 +66,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True) -> AuditResult:
+          frames: bool = True, parallel: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
@@ -74,7 +75,8 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     process). `jobs` worker processes (None: every core); `cache` the unit-profile cache
     (True: the user's cache folder, False: none, or a ProfileCache whose `stats` then tell).
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
-    count; JSON needs none).
+    count; JSON needs none). `parallel`: the user states that line i is the same content in
+    every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
@@ -103,10 +105,14 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
     tracked = None
+    def parallelism() -> Parallelism:  # once the corpus is read
+        summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
+        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
+
     if sample is not None:  # the sample first, then the shard's slice of it
         from .sampling import DocumentCounts
         from .sampling import sample as sampled
-        documents = sampled(documents, sample)  # type: ignore[assignment]
+        documents = sampled(documents, sample, aligned=lambda: parallelism().parallel)  # type: ignore[assignment]
     if shard is not None:
         from .shards import select
         documents = select(documents, shard)  # type: ignore[assignment]
@@ -134,12 +140,14 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
               if (t, lang) in total.counts}
     evidence = assemble(names, loaded, langs, total) if diagnose else None
+    decided = parallelism()
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
-                                **({"sample": sample.describe()} if sample else {}))
-    findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
+                                **({"sample": sample.describe()} if sample else {}),
+                                parallel=decided.to_dict())
+    findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix, parallel=decided,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     token_stats, unseen_tokens = distributions(names, loaded, langs, total)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),

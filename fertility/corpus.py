@@ -19,6 +19,7 @@ import regex
 
 from ._iso639 import CODES
 from .errors import CorpusError, FertilityWarning
+from .parallel import FileLayout, LayoutRecorder
 from .readers import (
     RECORD_FORMATS,
     ReadOnce,
@@ -67,7 +68,8 @@ class Corpus:
     files: tuple[str, ...]
     sha256: str
     doc_mode: str
-
+    layouts: tuple[FileLayout, ...] = ()  # per file, what shows whether the corpus is parallel
+    n_docs: dict[str, int] = dataclasses.field(default_factory=dict)  # documents read per language
 
 
 def _key(name: str) -> tuple[str, str | None] | None:
@@ -221,6 +223,9 @@ class CorpusStream:
         self.skipped_records = 0
         self._digest = hashlib.sha256()
         self._declared: dict[str, str | None] = {}
+        self._doc_counts: dict[str, int] = {}
+        self._layouts: list[FileLayout] = []
+        self._layout: LayoutRecorder | None = None  # the file being read
         self._samples: dict[str, list[str]] = {}
         self._sampled_chars: dict[str, int] = {}
         self._once = ReadOnce()
@@ -274,7 +279,10 @@ class CorpusStream:
                         lines.pop()
                     if "\r" in text:
                         lines = [line.removesuffix("\r") for line in lines]
-                    yield first, lines if numbered else [line for line in lines if line.strip()], len(block)
+                    kept = [line for line in lines if line.strip()]
+                    if self._layout is not None:
+                        self._layout.block(first, lines, kept)
+                    yield first, lines if numbered else kept, len(block)
                     first += len(lines) if numbered else block.count(b"\n")
             except (OSError, EOFError) as err:
                 raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
@@ -291,7 +299,11 @@ class CorpusStream:
                 for number, record_lang, text in records(source, handle, self.options, bad):
                     file_digest.update(f"{record_lang}\0{text}\0".encode())
                     if text.strip():
+                        if self._layout is not None:
+                            self._layout.record(number, text, record_lang or lang)
                         yield record_lang or lang, number, text
+                    elif self._layout is not None:
+                        self._layout.skipped(number)
             except (OSError, EOFError) as err:
                 raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
         self.skipped_records += bad.skipped
@@ -336,6 +348,7 @@ class CorpusStream:
                     warnings.simplefilter("always")
                     lang, script = language_of(source.path, source.root)
                 plain = split_suffix(PurePath(source.name).name)[1] not in RECORD_FORMATS
+                self._layout = LayoutRecorder(source.name, lang)
                 runs = ((lang, None, lines, size) for _, lines, size in self._blocks(source)) \
                     if blocks and plain and self.doc_mode == "line" else self._grouped(source, lang, group=blocks)
                 found = False
@@ -356,6 +369,8 @@ class CorpusStream:
                 if source.name != "-":
                     self._once.content(Path(source.name), self._file_sha256)
                 self.files.append(source.name)
+                self._layouts.append(self._layout.layout())
+                self._layout = None
 
     def documents(self):
         for lang, numbers, texts, name, _ in self._runs(blocks=False):
@@ -370,6 +385,7 @@ class CorpusStream:
 
     def _register(self, lang: str, texts: list[str]) -> None:
         self.n_documents += len(texts)
+        self._doc_counts[lang] = self._doc_counts.get(lang, 0) + len(texts)
         prefix = f"{lang}\0"
         self._digest.update((prefix + f"\0{prefix}".join(texts) + "\0").encode())  # = each "lang\0text\0"
         sample = self._samples.setdefault(lang, [])
@@ -387,4 +403,5 @@ class CorpusStream:
         digest.update(self.doc_mode.encode())
         scripts = {lang: script or detect_script(" ".join(self._samples.get(lang, [])))
                    for lang, script in self._declared.items()}
-        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode)
+        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode, tuple(self._layouts),
+                      dict(self._doc_counts))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+from .parallel import Parallelism, recorded
 from .signature import Signature, SignatureError
 from .text import is_spaced
 
@@ -118,6 +119,11 @@ class AuditResult:
             object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
 
     @property
+    def parallel(self) -> Parallelism:
+        """Whether premiums exist for these counts, as the signature records it (parallel.py)."""
+        return recorded(self.signature.extra)
+
+    @property
     def has_findings(self) -> bool:
         """Whether findings were looked for (an empty tuple then means none were found)."""
         return self.diagnosed if self.diagnosed is not None else self.evidence is not None
@@ -176,7 +182,7 @@ class AuditResult:
         from .metrics import balance_json, premium_split
         from .version import __version__
 
-        split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
+        split = {t: premium_split(self.counts_for(t), self.reference, parallel=self.parallel) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
                  (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
                   | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
@@ -187,7 +193,8 @@ class AuditResult:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
         # added by issue 11, after the keys older readers know
         payload["reference"] = self.reference
-        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
+        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference, parallel=self.parallel))
+                              for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
         if self.unseen_tokens:  # added by issue 11 phase 2

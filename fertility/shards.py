@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from .errors import InputError, UsageError
+from .parallel import not_parallel
 from .results import AuditResult, Counts
 
 T = TypeVar("T")
@@ -90,6 +91,9 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     extra = {k: v for k, v in first.signature.extra.items() if k not in ("shard", "shard_slicing")}
     extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {', '.join(map(str, missing))})"
                                                            if missing else ""))
+    if missing and extra.get("parallel", {}).get("parallel"):  # every N-th document: not the same lines
+        extra["parallel"] = not_parallel(f"merged without shards {', '.join(map(str, missing))}, so the "
+                                         "languages keep different lines of the corpus").to_dict()
     extra["findings"] = "not available after a merge (parts carry counts only)"
     extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "
                                  "not available after a merge (parts carry no id counts)")
