@@ -85,6 +85,9 @@ def test_unrelated_text_and_misaligned_files_prove_nothing(unrelated, tmp_path):
     assert prove(read_corpus([same_gaps]).layouts, "eng_Latn").parallel
     few = prove(read_corpus([write(tmp_path / "few", {"ben_Beng": ben[:10], "eng_Latn": eng[:10]})]).layouts, "eng_Latn")
     assert not few.parallel and "too few" in few.why
+    by_length = {lang: sorted(lines_of(unrelated / f"{lang}.txt"), key=len) for lang in ("ben_Beng", "eng_Latn")}
+    trend = prove(read_corpus([write(tmp_path / "sorted", by_length)]).layouts, "eng_Latn")
+    assert not trend.parallel and "one line off" in trend.why  # lengths rise together, line i is no translation
 
 
 def test_the_threshold_separates_translations_from_unrelated_text(unrelated):

@@ -65,8 +65,8 @@ def values(spec: dict) -> list[dict]:
 def test_byte_premium_and_premium_split_by_hand(tmp_path):
     """bytes(ben)/bytes(eng) from the raw text; premium from tiktoken's own token counts; the
     tokenizer part is their quotient."""
-    corpus = pair_corpus(tmp_path / "corpus")
-    result = run("audit", "-q", "-t", CL100K, "-f", "json", corpus)
+    corpus = pair_corpus(tmp_path / "corpus")  # two lines translated by hand: stated parallel
+    result = run("audit", "-q", "-t", CL100K, "-f", "json", "--parallel", corpus)
     assert result.exit_code == 0, result.output
     rows = {r["lang"]: r for r in json.loads(result.stdout)["rows"]}
     byte_premium = sum(len(s.encode("utf-8")) for s in BEN) / sum(len(s.encode("utf-8")) for s in ENG)
@@ -222,7 +222,8 @@ def test_budget_chart_for_a_mix_is_balance_budget(tmp_path):
                {(r.lang, "token share"): r.token_share for r in rows}
     assert {(v["lang"], v["measure"]): v["share"] for v in values(spec)} == expected
     assert spec["facet"]["row"]["field"] == "tokenizer"
-    assert "budget" not in charts_of(audit_for_report([CL100K], [tmp_path / "c"]))  # parallel, no mix
+    assert "budget" not in charts_of(audit_for_report([CL100K], [tmp_path / "c"], parallel=True))  # parallel, no mix
+    assert "budget" in charts_of(audit_for_report([CL100K], [tmp_path / "c"]))  # two lines prove no alignment
 
 
 def test_compare_ratio_chart_and_retrain_before_after(live, tmp_path):
@@ -525,7 +526,7 @@ def test_help_loads_no_report_module():
 
 def test_saved_audit_premium_chart_says_it_has_no_intervals(tmp_path):
     corpus = pair_corpus(tmp_path / "c")
-    assert run("audit", "-q", "-t", CL100K, "-f", "json", "-o", tmp_path / "a.json", corpus).exit_code == 0
+    assert run("audit", "-q", "-t", CL100K, "-f", "json", "-o", tmp_path / "a.json", "--parallel", corpus).exit_code == 0
     spec = charts_of(saved_report([tmp_path / "a.json"]))["premium"]
     assert all(v["ci_low"] is None for v in values(spec))
     assert "no intervals" in spec["title"]["subtitle"][0]
