@@ -178,8 +178,10 @@ def spm_ordinary(path: Path) -> int:
 def gguf_ordinary(path: Path) -> int:
     from fertility.backends._gguf_read import read_metadata
 
-    types = read_metadata(path)["tokenizer.ggml.token_type"].tolist()
-    return sum(1 for kind in types if kind not in (3, 5))  # llama.cpp: 3 control, 5 unused
+    meta = read_metadata(path)
+    types = meta["tokenizer.ggml.token_type"].tolist()
+    unknown = meta.get("tokenizer.ggml.unknown_token_id")  # kept even where it is typed control
+    return sum(1 for index, kind in enumerate(types) if kind not in (3, 5) or index == unknown)  # 3 control, 5 unused
 
 
 # --- the recount ----------------------------------------------------------------------------

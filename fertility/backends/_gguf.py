@@ -297,6 +297,12 @@ class GGUFTokenizer(HFEncoding):
         self._tokenizer = tokenizer
         self._n_tokens = len(tokens)
         self._unknown = types == UNKNOWN
+        # the id llama.cpp emits for what it cannot spell, whatever its type says (BERT files type
+        # [UNK] as a control token; a WordPiece vocabulary then showed no unknown token at all)
+        self._unk_id = _token_id(meta, "tokenizer.ggml.unknown_token_id", {"bert": 100, "llama": 0}.get(model, -1),
+                                 tokens, path)
+        if self._unk_id is not None:
+            self._unknown[self._unk_id] = True
         self._byte = types == BYTE
         self._piece_bytes = np.where(self._byte, 1, -1).astype(np.int64)  # <0xE0>: one byte each
         if model == "llama" and meta.get("tokenizer.ggml.add_space_prefix", True) and "\u2581" in tokens:
@@ -349,7 +355,9 @@ class GGUFTokenizer(HFEncoding):
         kinds = {CONTROL: listing.SPECIAL, UNKNOWN: listing.UNKNOWN, UNUSED: listing.UNUSED}
         out: list[tuple[int, bytes | None, str]] = []
         for index, (token, kind) in enumerate(zip(self._tokens, self._types.tolist())):
-            if kind in kinds:
+            if index == self._unk_id:
+                out.append((index, None, listing.UNKNOWN))
+            elif kind in kinds:
                 out.append((index, None, kinds[kind]))
             elif kind == BYTE and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
                 out.append((index, bytes([int(token[3:5], 16)]), listing.BYTE))
