@@ -105,6 +105,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
     tracked = None
+
     def parallelism() -> Parallelism:  # once the corpus is read
         summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
         return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)

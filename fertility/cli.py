@@ -627,7 +627,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     elif fmt == "json":
         text = report.to_json()
     else:
-        text = render.gate_text(report.checks) if output is not None or quiet else None
+        text = render.gate_text(report.checks) if output is not None else None
     if output is not None:
         write_output(output, text or "", force=force)
         if not quiet:
