@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from real_files import SHARED_CORPORA
 
-from fertility.retrain import retrain
-from fertility.train import MARKS
+from fertility.train.bpe import MARKS
+from fertility.train.retrain import retrain
 
 
 def plain_bpe(files: list[Path], vocab_size: int, split: str | None = None) -> float:

@@ -22,29 +22,30 @@ _LAZY = {
     "load_tokenizer": "fertility.backends:load_tokenizer",
     "compare": "fertility.compare:compare_live",
     "compare_saved": "fertility.compare:compare_saved",
-    "Corpus": "fertility.corpus:Corpus",
-    "Document": "fertility.corpus:Document",
-    "read_corpus": "fertility.corpus:read_corpus",
-    "Finding": "fertility.diagnose:Finding",
-    "Thresholds": "fertility.diagnose:Thresholds",
-    "AuditResult": "fertility.results:AuditResult",
-    "Counts": "fertility.results:Counts",
-    "retrain": "fertility.retrain:retrain",
-    "Signature": "fertility.signature:Signature",
-    "train_tokenizer": "fertility.train:train_tokenizer",
+    "Corpus": "fertility.io.corpus:Corpus",
+    "Document": "fertility.io.corpus:Document",
+    "read_corpus": "fertility.io.corpus:read_corpus",
+    "Finding": "fertility.diagnose.rules:Finding",
+    "Thresholds": "fertility.diagnose.rules:Thresholds",
+    "AuditResult": "fertility.results.model:AuditResult",
+    "Counts": "fertility.results.model:Counts",
+    "retrain": "fertility.train.retrain:retrain",
+    "Signature": "fertility.results.signature:Signature",
+    "train_tokenizer": "fertility.train.bpe:train_tokenizer",
 }
 
 if TYPE_CHECKING:
+    from fertility.diagnose.rules import Finding, Thresholds
+    from fertility.io.corpus import Corpus, Document, read_corpus
+    from fertility.results.model import AuditResult, Counts
+    from fertility.results.signature import Signature
+    from fertility.train.bpe import train_tokenizer
+    from fertility.train.retrain import retrain
+
     from .audit import audit
     from .backends import Tokenizer, load_tokenizer
     from .compare import compare_live as compare
     from .compare import compare_saved
-    from .corpus import Corpus, Document, read_corpus
-    from .diagnose import Finding, Thresholds
-    from .results import AuditResult, Counts
-    from .retrain import retrain
-    from .signature import Signature
-    from .train import train_tokenizer
 
 
 def __getattr__(name: str) -> Any:

@@ -6,23 +6,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
+from fertility.diagnose.evidence import assemble
+from fertility.diagnose.rules import Thresholds
+from fertility.diagnose.rules import diagnose as judge
+from fertility.engine.chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
+from fertility.engine.local import default_jobs, run
+from fertility.engine.measure import ChunkResult, Observer
+from fertility.engine.profiles import ProfileCache, cache_dir
+from fertility.io.corpus import Corpus, CorpusStream
+from fertility.io.parallel import Parallelism, decide
+from fertility.io.readers import ReadOptions
+from fertility.io.samples import samples_dir
+from fertility.io.sampling import Sample, intervals
+from fertility.results.model import AuditResult
+from fertility.results.shards import shard_settings
+from fertility.results.signature import build_signature
+
 from .backends import Tokenizer, load_tokenizer
-from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
-from .corpus import Corpus, CorpusStream
-from .diagnose import Thresholds
-from .diagnose import diagnose as judge
-from .engine import ChunkResult, Observer
 from .errors import UsageError
-from .evidence import assemble
-from .parallel import Parallelism, decide
-from .profiles import ProfileCache, cache_dir
-from .readers import ReadOptions
-from .results import AuditResult
-from .samples import samples_dir
-from .sampling import Sample, intervals
-from .shards import shard_settings
-from .signature import build_signature
-from .workers import default_jobs, run
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 
@@ -111,11 +112,11 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
 
     if sample is not None:  # the sample first, then the shard's slice of it
-        from .sampling import DocumentCounts
-        from .sampling import sample as sampled
+        from fertility.io.sampling import DocumentCounts
+        from fertility.io.sampling import sample as sampled
         documents = sampled(documents, sample, aligned=lambda: parallelism().parallel)  # type: ignore[assignment]
     if shard is not None:
-        from .shards import select
+        from fertility.results.shards import select
         documents = select(documents, shard)  # type: ignore[assignment]
     if sample is not None and observers is None:  # per-document counts for the intervals
         tracked = DocumentCounts()
@@ -126,7 +127,7 @@ def audit(tokenizers: Sequence[str | Tokenizer], corpus: Sequence[str | Path] | 
         if watchers and any(watchers):
             raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
                              "comparisons); use the local engine for those")
-        from . import dask_engine
+        from .engine import dask as dask_engine
         total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
                                 scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
     else:
@@ -177,7 +178,7 @@ class _Meanwhile:
             self.found = None
 
     def _allocations(self) -> dict:
-        from .vocab import allocations
+        from fertility.backends.vocab import allocations
         return allocations(self.tokenizers)
 
     def vocabularies(self) -> dict:
@@ -188,8 +189,8 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
                   total: ChunkResult) -> tuple[dict, dict]:
     """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
     tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
-    from .results import ALL
-    from .token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
+    from fertility.metrics.token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
+    from fertility.results.model import ALL
 
     rows: dict = {}
     unseen_tokens: dict = {}

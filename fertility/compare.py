@@ -14,16 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fertility.engine.count import tokens_per_word
+from fertility.io.corpus import Corpus, read_corpus
+from fertility.io.parallel import Parallelism
+from fertility.io.samples import samples_dir
+from fertility.metrics.balance import premiums
+from fertility.results.model import ALL, AuditResult, ratio
+from fertility.results.signature import Signature
+from fertility.text.units import is_spaced
+
 from .audit import audit
-from .balance import premiums
-from .corpus import Corpus, read_corpus
 from .errors import InputError, UsageError
-from .measure import tokens_per_word
-from .parallel import Parallelism
-from .results import ALL, AuditResult, ratio
-from .samples import samples_dir
-from .signature import Signature
-from .text import is_spaced
 
 if TYPE_CHECKING:  # numpy and pandas load when a comparison runs, not with --help
     import numpy as np

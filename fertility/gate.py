@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from fertility.io.parallel import Parallelism
+from fertility.metrics.balance import premiums
+from fertility.results.model import AuditResult, Counts, ratio, ratios
+from fertility.results.signature import Signature
+
 from .audit import audit
-from .balance import premiums
 from .compare import check_comparable, load_one
 from .errors import UsageError
-from .parallel import Parallelism
-from .results import AuditResult, Counts, ratio, ratios
-from .signature import Signature
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression",
@@ -178,7 +179,8 @@ class GateReport:
         """The verdict as `check -f json` writes it. A stable shape (README, "fertility check"):
         `schema_version` changes only when a key changes meaning or goes; new keys may be added.
         A measured value that cannot be computed (NaN) is null, and fails."""
-        from .results import json_value
+        from fertility.results.model import json_value
+
         from .version import __version__
 
         return {"schema_version": VERDICT_SCHEMA_VERSION, "fertility_version": __version__,
@@ -250,9 +252,9 @@ def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Chec
 
 def corpus_parallelism(config: GateConfig) -> Parallelism:
     """Whether the gate's corpus proves itself parallel: read (not tokenized) before the audit."""
-    from .corpus import CorpusStream
-    from .parallel import decide
-    from .samples import samples_dir
+    from fertility.io.corpus import CorpusStream
+    from fertility.io.parallel import decide
+    from fertility.io.samples import samples_dir
 
     stream = CorpusStream([Path(p) for p in config.corpus] or [samples_dir()],
                           doc_mode="file" if config.per_file else "line")

@@ -10,7 +10,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> pathlib.Path:
     """Three languages of the bundled parallel samples (real text): spaced and unspaced scripts."""
-    from fertility.samples import samples_dir
+    from fertility.io.samples import samples_dir
 
     root = tmp_path_factory.mktemp("small")
     for lang in ("ben_Beng", "eng_Latn", "zho_Hans"):

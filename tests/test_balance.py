@@ -9,7 +9,8 @@ import math
 import pytest
 
 from fertility import Counts, UsageError
-from fertility.balance import (
+from fertility.io.parallel import not_parallel, stated
+from fertility.metrics.balance import (
     PARALLEL,
     BudgetRow,
     budget,
@@ -20,7 +21,6 @@ from fertility.balance import (
     premiums,
     reordered,
 )
-from fertility.parallel import not_parallel, stated
 
 ALIGNED = stated("--parallel", {"eng_Latn": 3, "ben_Beng": 3})
 

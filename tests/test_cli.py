@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from real_files import mistral_file, real_file
 
 from fertility.cli import cli
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -249,7 +249,7 @@ def test_public_api_names_resolve_to_the_objects_not_their_modules():
     import fertility
     from fertility.audit import audit
     from fertility.compare import compare_live
-    from fertility.retrain import retrain
+    from fertility.train.retrain import retrain
 
     assert fertility.audit is audit and fertility.compare is compare_live and fertility.retrain is retrain
     for name in fertility.__all__:

@@ -24,7 +24,7 @@ from tiktoken_ext.openai_public import r50k_pat_str
 import fertility
 from fertility.cli import cli
 from fertility.compare import bootstrap_ratio, compare_live
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 CL100K = "tiktoken:cl100k_base"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from fertility.corpus import language_of, read_corpus
 from fertility.errors import CorpusError
+from fertility.io.corpus import language_of, read_corpus
 
 
 def write(path, text, encoding="utf-8"):

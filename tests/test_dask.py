@@ -12,7 +12,7 @@ import pytest
 from real_files import shared
 
 import fertility
-from fertility import render
+from fertility.report import tables as render
 
 distributed = pytest.importorskip("dask.distributed")
 

@@ -18,14 +18,14 @@ from real_files import mistral_file, real_file, shared
 
 from fertility import audit as run_audit
 from fertility import load_tokenizer
-from fertility.balance import PARALLEL
 from fertility.cli import cli
-from fertility.diagnose import Thresholds
-from fertility.measure import flagged_chars
-from fertility.normalization import NormalizationCounts
-from fertility.pretokens import PretokenCounts
-from fertility.samples import samples_dir
-from fertility.text import profile
+from fertility.diagnose.normalization import NormalizationCounts
+from fertility.diagnose.pretokens import PretokenCounts
+from fertility.diagnose.rules import Thresholds
+from fertility.engine.count import flagged_chars
+from fertility.io.samples import samples_dir
+from fertility.metrics.balance import PARALLEL
+from fertility.text.units import profile
 
 # Split patterns copied from tiktoken_ext/openai_public.py (r50k_pat_str and cl100k_base).
 R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""

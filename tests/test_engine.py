@@ -20,15 +20,15 @@ from real_files import mistral_file, real_file, shared
 from test_measure import spm_token_spans
 
 import fertility
-from fertility import render
 from fertility.backends._common import concatenate
-from fertility.chunks import Chunk, chunked, pieces
-from fertility.corpus import CorpusStream, Document, read_corpus
-from fertility.engine import ChunkResult, measure_chunk
+from fertility.engine.chunks import Chunk, chunked, pieces
+from fertility.engine.count import count, cut_boundaries
+from fertility.engine.measure import ChunkResult, measure_chunk
+from fertility.engine.profiles import ProfileCache
 from fertility.errors import CorpusError
-from fertility.measure import count, cut_boundaries
-from fertility.profiles import ProfileCache
-from fertility.text import profile
+from fertility.io.corpus import CorpusStream, Document, read_corpus
+from fertility.report import tables as render
+from fertility.text.units import profile
 
 SPM_V3 = "mistral_instruct_tokenizer_240323.model.v3"
 SPM_V7 = "mistral_instruct_tokenizer_241114.model.v7"
@@ -340,15 +340,15 @@ CLUSTER_ALPHABET = [*"ab .,1\t\r\n", *"কষমািী্ং", "\u09cd", "\u0
 @given(texts=st.lists(st.text(alphabet=st.sampled_from(CLUSTER_ALPHABET), max_size=12), max_size=6))
 def test_cluster_shortcut_agrees_with_the_segmenter(texts):
     """The pair-rule boundaries (clusters.py) and the shortcut for plain text equal `\\X`'s."""
-    from fertility.text import _segmented_continuations, cluster_continuations
+    from fertility.text.units import _segmented_continuations, cluster_continuations
 
     assert cluster_continuations(texts).tolist() == _segmented_continuations(texts).tolist()
 
 
 @pytest.mark.parametrize("split", ["dev", "devtest"])
 def test_pair_rule_boundaries_equal_the_segmenter_on_every_flores_language(split):
-    from fertility import clusters
-    from fertility.text import _segmented_continuations, cluster_continuations, code_points
+    from fertility.text import clusters
+    from fertility.text.units import _segmented_continuations, cluster_continuations, code_points
 
     files = sorted(shared("flores200", split).glob("*.txt"))
     assert len(files) >= 23
@@ -361,7 +361,7 @@ def test_pair_rule_boundaries_equal_the_segmenter_on_every_flores_language(split
 
 def test_spawned_workers_load_tokenizers_by_spec(monkeypatch):
     """Where fork is unavailable, workers are spawned and load each tokenizer from its spec."""
-    from fertility import workers
+    from fertility.engine import local as workers
 
     files = [shared("flores200", "devtest", f"{lang}.txt") for lang in ("ben_Beng", "eng_Latn")]
     serial = fertility.audit(["tiktoken:cl100k_base"], files, jobs=1, cache=False, chunk_bytes=100_000)
@@ -433,7 +433,7 @@ def test_a_bad_byte_is_named_by_line_and_column_whatever_the_block_size(tmp_path
 def test_chunks_of_batches_hold_about_the_chunk_size_in_bytes(monkeypatch):
     """Chunk size is counted in UTF-8 bytes (Bengali has about 2.7 per character), so memory per
     worker stays bounded whatever the script."""
-    from fertility.chunks import CHUNK_BYTES
+    from fertility.engine.chunks import CHUNK_BYTES
 
     assert CHUNK_BYTES >= CorpusStream.BLOCK_BYTES
     monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", 1 << 12)
@@ -446,7 +446,7 @@ def test_chunks_of_batches_hold_about_the_chunk_size_in_bytes(monkeypatch):
 def test_freed_memory_is_kept_for_reuse_where_glibc_allows(tmp_path):
     """The thresholds are set in the command's process and its workers (never in a library
     caller's); the counts do not change with them."""
-    from fertility.malloc import keep_freed_memory
+    from fertility.engine.malloc import keep_freed_memory
 
     glibc = sys.platform.startswith("linux") and "glibc" in " ".join(__import__("platform").libc_ver())
     assert keep_freed_memory() is glibc

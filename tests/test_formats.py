@@ -16,7 +16,7 @@ import pytest
 from real_files import shared
 
 import fertility
-from fertility.corpus import language_of, read_corpus
+from fertility.io.corpus import language_of, read_corpus
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -44,7 +44,7 @@ def write_txt(root, texts):
 
 
 def test_txt_jsonl_gz_and_parquet_give_identical_counts_and_hash(tmp_path):
-    from fertility.readers import ReadOptions
+    from fertility.io.readers import ReadOptions
     texts = flores()
     txt = write_txt(tmp_path / "txt", texts)
     mixed = tmp_path / "mixed.jsonl.gz"
@@ -85,7 +85,7 @@ def test_compressed_text_and_hive_partitions(tmp_path, suffix, opener):
         else:
             with opener(path, "wb") as out:
                 out.write(data)
-    from fertility.readers import ReadOptions
+    from fertility.io.readers import ReadOptions
     assert counts([hive], read_options=ReadOptions(text_field="content"))[1] == counts([whole])[1]
 
 

@@ -24,7 +24,7 @@ from real_files import real_file
 import fertility
 from fertility.cli import cli
 from fertility.gate import parse_config, resolve_paths, run_gate
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 CL100K = "tiktoken:cl100k_base"
 LANGS = ("ben_Beng", "eng_Latn")

@@ -27,11 +27,11 @@ from real_files import mistral_file, real_file, shared
 
 import fertility
 from fertility.backends._common import native_errors
+from fertility.backends.patterns import CL100K, GPT2
 from fertility.cli import FertilityGroup, cli
-from fertility.corpus import find_files, language_of, read_corpus
 from fertility.errors import CorpusError, FertilityWarning, TokenizerError, UsageError
-from fertility.patterns import CL100K, GPT2
-from fertility.train import train_tokenizer
+from fertility.io.corpus import find_files, language_of, read_corpus
+from fertility.train.bpe import train_tokenizer
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"

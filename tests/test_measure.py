@@ -16,9 +16,9 @@ from real_files import mistral_file
 
 import fertility
 from fertility.audit import audit
-from fertility.corpus import Document
-from fertility.measure import count
-from fertility.results import ALL, AuditResult, Counts
+from fertility.engine.count import count
+from fertility.io.corpus import Document
+from fertility.results.model import ALL, AuditResult, Counts
 
 SPM_FILE = "mistral_instruct_tokenizer_240323.model.v3"
 

@@ -13,9 +13,9 @@ from real_files import shared
 from test_measure import cl100k_token_spans, raw_cl100k
 
 import fertility
-from fertility.corpus import Document
-from fertility.measure import count
-from fertility.results import AuditResult
+from fertility.engine.count import count
+from fertility.io.corpus import Document
+from fertility.results.model import AuditResult
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_token_lengths_renyi_and_unseen_by_hand(cl100k, tmp_path):
 
 
 def test_renyi_of_a_skewed_distribution_by_hand():
-    from fertility.token_stats import renyi_efficiency
+    from fertility.metrics.token_stats import renyi_efficiency
 
     # p = (3/4, 1/4): sum p^2.5 = 0.75^2.5 + 0.25^2.5; H = log(that) / -1.5; over log V (V = 4)
     ids = Counter({5: 3, 9: 1})
@@ -136,8 +136,8 @@ def test_token_stats_on_flores_equal_a_recount(cl100k, lang):
 
 
 def test_the_report_table_shows_the_new_metrics(cl100k):
-    from fertility import report_html
-    from fertility.report import language_rows
+    from fertility.report import html as report_html
+    from fertility.report.contents import language_rows
 
     path = shared("flores200", "devtest") / "eng_Latn.txt"
     result = fertility.audit([cl100k], [path], diagnose=False, cache=False)
@@ -156,7 +156,7 @@ def test_vocabulary_size_without_listing_equals_the_listing(spec):
     vocabulary listing (vocab.entries, per backend) lists."""
     from test_engine import tokenizer
 
-    from fertility.vocab import entries, size
+    from fertility.backends.vocab import entries, size
 
     loaded = tokenizer(spec)
     listed = entries(loaded)
@@ -165,7 +165,7 @@ def test_vocabulary_size_without_listing_equals_the_listing(spec):
 
 def test_renyi_efficiency_does_not_depend_on_the_order_ids_were_seen():
     """Chunks merge their id counts in whatever order they were cut; the figure must not move."""
-    from fertility.token_stats import renyi_efficiency
+    from fertility.metrics.token_stats import renyi_efficiency
 
     ids = Counter({i: (i * 7919) % 1000 + 1 for i in range(5000)})
     reordered = Counter(dict(sorted(ids.items(), key=lambda kv: (kv[1], -kv[0]))))
@@ -180,7 +180,7 @@ def test_the_ordinary_vocabulary_is_the_listing_without_special_tokens(spec):
     import numpy as np
     from test_engine import tokenizer
 
-    from fertility.vocab import ORDINARY_KINDS, SPECIAL, UNKNOWN, entries, ordinary_ids
+    from fertility.backends.vocab import ORDINARY_KINDS, SPECIAL, UNKNOWN, entries, ordinary_ids
 
     loaded = tokenizer(spec)
     listed = entries(loaded)

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from fertility.cli import cli
-from fertility.samples import samples_dir
+from fertility.io.samples import samples_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
@@ -61,7 +61,7 @@ def leftovers(folder: Path) -> list[str]:
 
 # --- 1. the main job from an installed wheel -----------------------------------------------
 
-WHERE = "import fertility, fertility.samples as s; print(fertility.__file__); print(s.samples_dir())"
+WHERE = "import fertility, fertility.io.samples as s; print(fertility.__file__); print(s.samples_dir())"
 LIBRARY_AUDIT = "import fertility; r = fertility.audit(['bytes'], diagnose=False); print(len({k[1] for k in r.counts}))"
 
 

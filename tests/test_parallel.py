@@ -16,11 +16,11 @@ from real_files import shared
 
 import fertility
 from fertility.cli import cli
-from fertility.corpus import CorpusStream, read_corpus
 from fertility.errors import InputError
-from fertility.parallel import MIN_CORRELATION, prove
-from fertility.results import AuditResult
-from fertility.sampling import Sample, sample
+from fertility.io.corpus import CorpusStream, read_corpus
+from fertility.io.parallel import MIN_CORRELATION, prove
+from fertility.io.sampling import Sample, sample
+from fertility.results.model import AuditResult
 
 FIVE = ("ben_Beng", "eng_Latn", "amh_Ethi", "sin_Sinh", "zho_Hans")
 
@@ -93,7 +93,7 @@ def test_unrelated_text_and_misaligned_files_prove_nothing(unrelated, tmp_path):
 def test_the_threshold_separates_translations_from_unrelated_text(unrelated):
     """Every FLORES and NTREX language follows English's line lengths above the bar; the
     unrelated pair stays far below it."""
-    from fertility.parallel import pearson
+    from fertility.io.parallel import pearson
 
     for corpus in (shared("flores200", "devtest"), shared("ntrex128")):
         layouts = {layout.lang: layout.lengths for layout in read_corpus([corpus]).layouts}
@@ -130,7 +130,7 @@ def test_sampled_flores_keeps_every_premium_within_the_full_runs_interval():
     """Same lines in every language: a sample of 800 of 1012 lines moves each premium by about
     a quarter of the full run's 95% bootstrap half-width (per-language samples of different lines
     moved it outside for one or two languages of 23, whatever the seed)."""
-    from fertility.report import audit_for_report
+    from fertility.report.contents import audit_for_report
 
     devtest = shared("flores200", "devtest")
     full = audit_for_report(["tiktoken:cl100k_base"], [devtest], diagnose=False, jobs=1)

@@ -15,17 +15,18 @@ from click.testing import CliRunner
 from real_files import mistral_file, real_file, shared
 from test_bad_inputs import Case, snapshot
 
-from fertility import charts, report_html
 from fertility.backends import load_tokenizer
 from fertility.backends._tiktoken import TiktokenTokenizer
-from fertility.balance import budget, gini
+from fertility.backends.patterns import GPT2
+from fertility.backends.vocab import allocation, script_of
 from fertility.cli import cli
 from fertility.compare import compare_saved
-from fertility.metrics import gini_of_lorenz, lorenz
-from fertility.patterns import GPT2
-from fertility.report import Report, audit_for_report, charts_of, retrain_report, saved_report
-from fertility.results import ALL, AuditResult
-from fertility.vocab import allocation, script_of
+from fertility.metrics.balance import budget, gini
+from fertility.metrics.byte_premium import gini_of_lorenz, lorenz
+from fertility.report import charts
+from fertility.report import html as report_html
+from fertility.report.contents import Report, audit_for_report, charts_of, retrain_report, saved_report
+from fertility.results.model import ALL, AuditResult
 
 pytest.importorskip("vl_convert", reason="vl-convert-python (the report extra) is not installed")
 
@@ -136,7 +137,7 @@ def test_vocabulary_of_real_models():
 
 
 def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_words():
-    from fertility.vocab import entries, scripts_of
+    from fertility.backends.vocab import entries, scripts_of
 
     texts = ["", "abc", "abcও", "x\u0301", "\u0301", "123 ."]
     for _, data, _ in entries(load_tokenizer(str(mistral_file("tekken_240911.json")))) or []:
@@ -491,7 +492,7 @@ def test_retrain_html_shows_before_and_after(tmp_path):
 def test_table_shows_metric_columns_it_does_not_know(live):
     """The hook for metrics a later phase adds to the frame: any extra column is shown, after
     the known ones (issue 11's word metrics are now known columns, shown as shares)."""
-    from fertility.report import language_rows
+    from fertility.report.contents import language_rows
 
     rows = [{**row, "some_later_metric": 0.25} for row in language_rows(live.result)]
     drawn = report_html.table(rows)
@@ -517,8 +518,8 @@ def test_help_loads_no_report_module():
 
     code = ("import sys; from click.testing import CliRunner; from fertility.cli import cli; "
             "assert CliRunner().invoke(cli, ['--help']).exit_code == 0; "
-            "print(sorted(m for m in sys.modules if m in ('vl_convert', 'fertility.report_html', 'fertility.charts', "
-            "'fertility.vocab')))")
+            "print(sorted(m for m in sys.modules if m in ('vl_convert', 'fertility.report.html', 'fertility.report.charts', "
+            "'fertility.backends.vocab')))")
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -23,9 +23,9 @@ from real_files import real_file
 import fertility
 from fertility.cli import cli
 from fertility.errors import InputError
-from fertility.results import COUNT_COLUMNS, AuditResult, Counts
-from fertility.samples import samples_dir
-from fertility.signature import Signature
+from fertility.io.samples import samples_dir
+from fertility.results.model import COUNT_COLUMNS, AuditResult, Counts
+from fertility.results.signature import Signature
 
 CL100K = "tiktoken:cl100k_base"
 LANGS = ("ben_Beng", "eng_Latn", "zho_Hans")
@@ -273,7 +273,7 @@ def test_saved_audits_without_findings_compare_without_a_findings_diff(saved):
 # --- the retrain report: the after-audit the CLI renders ------------------------------------
 
 def test_retrain_report_audits_the_new_tokenizer_beside_the_other(tmp_path, small):
-    from fertility.retrain_report import report
+    from fertility.train.retrain_report import report
 
     corpus = tmp_path / "train"
     corpus.mkdir()
@@ -299,7 +299,7 @@ def test_retrain_report_audits_the_new_tokenizer_beside_the_other(tmp_path, smal
 def test_library_versions_in_the_signature_are_what_importlib_metadata_says(tmp_path, monkeypatch):
     from importlib import metadata
 
-    from fertility.signature import _LIBRARIES, _installed_version, library_versions
+    from fertility.results.signature import _LIBRARIES, _installed_version, library_versions
 
     assert library_versions() == {name: metadata.version(name) for name in _LIBRARIES}
     for version in ("1.0", "2.0"):  # two dist-info folders side by side: importlib.metadata decides

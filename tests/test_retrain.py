@@ -12,16 +12,14 @@ from click.testing import CliRunner
 from real_files import shared
 
 from fertility import audit, load_tokenizer, read_corpus
-from fertility.balance import gini
 from fertility.cli import cli
-from fertility.corpus import Document
+from fertility.engine.count import count
 from fertility.errors import UsageError
-from fertility.measure import count
-from fertility.parity import Interval, parity_report
-from fertility.retrain import retrain, same_language
-from fertility.samples import samples_dir
-from fertility.text import graphemes
-from fertility.train import (
+from fertility.io.corpus import Document
+from fertility.io.samples import samples_dir
+from fertility.metrics.balance import gini
+from fertility.text.units import graphemes
+from fertility.train.bpe import (
     TRAIN_PATTERNS,
     ParitySettings,
     bpe_pieces,
@@ -30,6 +28,8 @@ from fertility.train import (
     temperature_weights,
     train_tokenizer,
 )
+from fertility.train.parity import Interval, parity_report
+from fertility.train.retrain import retrain, same_language
 
 SAMPLES = samples_dir()
 
@@ -190,7 +190,7 @@ def test_interrupted_training_leaves_nothing(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     # the package exports the retrain function under the module's name: patch the module itself
-    monkeypatch.setattr(sys.modules["fertility.retrain"], "train_tokenizer", interrupted)
+    monkeypatch.setattr(sys.modules["fertility.train.retrain"], "train_tokenizer", interrupted)
     with pytest.raises(KeyboardInterrupt):
         retrain([corpus], output=tmp_path / "tok", vocab_size=1000)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]

@@ -11,7 +11,7 @@ from real_files import shared
 
 import fertility
 from fertility.cli import cli
-from fertility.sampling import Sample, parse_size
+from fertility.io.sampling import Sample, parse_size
 
 LANGS = ("ben_Beng", "eng_Latn", "tha_Thai")
 

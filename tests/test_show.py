@@ -6,9 +6,9 @@ from real_files import mistral_file, real_file
 
 from fertility import load_tokenizer
 from fertility.cli import cli
-from fertility.corpus import Document
-from fertility.measure import count, cut_boundaries, flagged_chars
-from fertility.text import profile
+from fertility.engine.count import count, cut_boundaries, flagged_chars
+from fertility.io.corpus import Document
+from fertility.text.units import profile
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from fertility.text import char_to_byte_offsets, count_graphemes, detect_script, is_spaced, profile, segmenter_info
+from fertility.text.units import (
+    char_to_byte_offsets,
+    count_graphemes,
+    detect_script,
+    is_spaced,
+    profile,
+    segmenter_info,
+)
 
 
 def test_profile_counts_by_hand():

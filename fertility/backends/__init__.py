@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
-from ..errors import TokenizerError, UsageError
+from fertility.errors import TokenizerError, UsageError
 
 if TYPE_CHECKING:  # annotations only: `fertility --help` starts without numpy
     import numpy as np

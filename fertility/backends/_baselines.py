@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text import char_to_byte_offsets, graphemes, segmenter_info
+from fertility.text.units import char_to_byte_offsets, graphemes, segmenter_info
+
 from . import Encoded, Tokens
 
 

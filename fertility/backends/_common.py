@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TokenizerError
-from ..text import char_to_byte_offsets
+from fertility.errors import TokenizerError
+from fertility.text.units import char_to_byte_offsets
+
 from . import Encoded, Tokens
 
 _NOT_NATIVE = (KeyboardInterrupt, SystemExit, GeneratorExit)

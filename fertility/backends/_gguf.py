@@ -26,7 +26,8 @@ import numpy as np
 import tokenizers
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
+
 from . import PreTokenizer
 from ._common import display_name, native_errors
 from ._gguf_read import read_metadata
@@ -346,7 +347,8 @@ class GGUFTokenizer(HFEncoding):
         """(id, bytes, kind) per token, kinds from the file's token types (as vocab.entries
         lists other backends): control tokens are special, as llama.cpp treats them; the
         rebuilt `tokenizers` object alone would call them ordinary."""
-        from .. import vocab as listing
+        from fertility.backends import vocab as listing
+
         from ._hf import _byte_level_alphabet
 
         if self._listing is not None:

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
 
 GGUF_MAGIC = b"GGUF"
 _SCALARS = {  # GGUFValueType -> struct format (little-endian)

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
+
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
 from ._common import char_spans_to_bytes, display_name, exact_piece_spans, native_errors, sha256_file
 

@@ -18,7 +18,8 @@ from typing import Literal
 import numpy as np
 import regex
 
-from ..errors import UsageError
+from fertility.errors import UsageError
+
 from . import Encoded, PreTokenizer, Tokenizer
 
 Form = Literal["NFC", "NFKC"]

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import sentencepiece
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
+
 from . import Encoded, Tokens
 from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
 

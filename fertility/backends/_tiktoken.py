@@ -21,11 +21,12 @@ import numpy as np
 import regex
 import tiktoken
 
-from ..errors import FertilityWarning, TokenizerError
-from ..patterns import CL100K, GPT2, O200K, resolve_pattern
+from fertility.errors import FertilityWarning, TokenizerError
+
 from . import Encoded, PreTokenizer, Tokens
 from ._common import display_name, native_errors, sha256_file, spans_from_lengths
 from ._normalize import runtime_form_from_config
+from .patterns import CL100K, GPT2, O200K, resolve_pattern
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 # Qwen's PAT_STR (tokenization_qwen.py; dashscope's qwen_tokenizer.py): cl100k's shape, one digit a piece

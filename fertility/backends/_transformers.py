@@ -12,7 +12,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..errors import TokenizerError
+from fertility.errors import TokenizerError
+
 from ._common import display_name
 from ._hf import HFTokenizer
 

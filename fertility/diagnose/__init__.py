@@ -1,0 +1,1 @@
+"""Judging counts and evidence into findings: rules, pre-tokens, normalization, integrity."""

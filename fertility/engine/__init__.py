@@ -1,0 +1,1 @@
+"""The counting engine: chunks, one pass per tokenizer, exact merges, local and Dask executors."""

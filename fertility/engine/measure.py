@@ -1,0 +1,197 @@
+"""The audit engine: a chunk of documents -> one pass per tokenizer -> an additive ChunkResult.
+
+Each chunk is profiled once (bytes, characters, clusters, words; see profiles.py) and encoded
+once per tokenizer; every count is then a vectorized function of the chunk's concatenated
+token spans, and the evidence for findings comes from chunk_evidence.py. Merging the results
+of any split of a corpus gives exactly the result of the whole (workers.py runs chunks in
+other processes and merges them in order).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fertility.backends import Encoded, Tokenizer, Tokens
+from fertility.backends._common import concatenate, exact_piece_spans
+from fertility.diagnose.normalization import NormalizationCounts
+from fertility.diagnose.pretokens import CutExample, PretokenCounts
+from fertility.engine import evidence as chunk_evidence
+from fertility.metrics.token_stats import TokenStats, per_language
+from fertility.results.model import Counts
+from fertility.text.units import TextProfile
+
+from .chunks import Chunk
+from .evidence import offer, trim
+from .profiles import CacheStats, ChunkProfile, ProfileCache, profile_texts
+
+Key = tuple[int, str]  # (tokenizer index, language)
+Observer = Callable[[int, TextProfile, Encoded], None]
+
+
+def _add(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = out[key] + value if key in out else value
+    return out
+
+
+@dataclass
+class ChunkResult:
+    """Everything measured on some chunks; `merge` is exact, associative and commutative."""
+
+    n_bytes: int = 0
+    counts: dict[Key, Counts] = field(default_factory=dict)
+    offenders: dict[Key, Counter] = field(default_factory=dict)
+    pretokens: dict[Key, PretokenCounts] = field(default_factory=dict)
+    pretoken_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
+    token_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
+    normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
+    tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
+    cache: CacheStats = field(default_factory=CacheStats)
+
+    def merge(self, other: ChunkResult) -> ChunkResult:
+        pools = []
+        for mine, theirs in ((self.pretoken_pool, other.pretoken_pool), (self.token_pool, other.token_pool)):
+            merged = {key: dict(pool) for key, pool in mine.items()}
+            for key, pool in theirs.items():
+                target = merged.setdefault(key, {})
+                for example in pool.values():
+                    offer(target, example)
+                merged[key] = trim(target)
+            pools.append(merged)
+        return ChunkResult(
+            n_bytes=self.n_bytes + other.n_bytes, counts=_add(self.counts, other.counts),
+            offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
+            pretoken_pool=pools[0], token_pool=pools[1],
+            normalization=_add(self.normalization, other.normalization),
+            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache)
+
+
+def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
+    encode_many = getattr(tokenizer, "encode_many", None)
+    tokens = encode_many(texts) if encode_many is not None else \
+        concatenate(tokenizer.encode(texts), prof.doc_bytes.tolist())
+    if tokens.in_chars:
+        starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
+                                         tokens.piece_bytes)
+        tokens = tokens._replace(starts=starts, ends=ends, in_chars=False, piece_bytes=None)
+    return tokens
+
+
+class _Sums:
+    """Per-language sums over a chunk's texts (exact: int64 throughout)."""
+
+    def __init__(self, lang_of_doc: np.ndarray, n_langs: int):
+        self.lang_of_doc, self.n_langs = lang_of_doc, n_langs
+
+    def docs(self, values: np.ndarray) -> np.ndarray:
+        if self.n_langs == 1:
+            return np.asarray([values.sum(dtype=np.int64)], dtype=np.int64)
+        out = np.zeros(self.n_langs, dtype=np.int64)
+        np.add.at(out, self.lang_of_doc, values.astype(np.int64))
+        return out
+
+    def items(self, doc_of_item: np.ndarray) -> np.ndarray:
+        return np.bincount(self.lang_of_doc[doc_of_item], minlength=self.n_langs).astype(np.int64)
+
+
+def inside_word(word_starts: np.ndarray, word_ends: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per token: does it start strictly inside a whitespace word (a continuation token)?
+    Words are sorted and disjoint; a token starting at a word's first byte or in the
+    whitespace before it starts the word."""
+    if len(word_starts) == 0 or len(starts) == 0:
+        return np.zeros(len(starts), dtype=bool)
+    word = np.searchsorted(word_starts, starts, side="right") - 1
+    safe = np.maximum(word, 0)
+    return (word >= 0) & (starts > word_starts[safe]) & (starts < word_ends[safe])
+
+
+def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bool,
+                  cache: ProfileCache | None = None, observe: Sequence[Observer | None] | None = None) -> ChunkResult:
+    texts = chunk.texts
+    prof = profile_texts(texts, cache)
+    langs = list(dict.fromkeys(chunk.langs))
+    position = {lang: i for i, lang in enumerate(langs)}
+    lang_of_doc = np.array([position[lang] for lang in chunk.langs], dtype=np.int64)
+    first = np.array(chunk.first_piece, dtype=bool)
+    sampled = np.array(chunk.sampled, dtype=bool) & evidence
+    sums = _Sums(lang_of_doc, len(langs))
+    units = {"n_docs": sums.docs(first), "n_bytes": sums.docs(prof.doc_bytes),
+             "n_chars": sums.docs(prof.doc_chars), "n_graphemes": sums.docs(prof.doc_graphemes),
+             "n_words": sums.docs(prof.doc_words)}
+    result = ChunkResult(n_bytes=int(prof.byte_base[-1]))
+    data = "".join(texts).encode("utf-8", errors="surrogatepass") if evidence else b""
+    normalized = chunk_evidence.normalized(texts, sampled) if evidence else {}
+    for t, tokenizer in enumerate(tokenizers):
+        tokens = _tokens(tokenizer, texts, prof)
+        starts, ends = tokens.starts, tokens.ends
+        doc_of_token = np.repeat(np.arange(len(texts)), tokens.counts)
+        boundaries = np.maximum(tokens.counts - 1, 0) + (~first & (tokens.counts > 0))
+        cut = np.zeros(max(len(starts) - 1, 0), dtype=bool)
+        if len(starts) >= 2:
+            left_end, right_start = ends[:-1], starts[1:]
+            same = doc_of_token[:-1] == doc_of_token[1:]
+            cut = same & ((left_end > right_start) | ~prof.is_cluster_start[left_end]
+                          | ~prof.is_cluster_start[right_start])
+            if tokens.byte_fallback is not None:  # a zero-width byte piece is not a character's last byte
+                cut |= same & tokens.byte_fallback[:-1] & (starts[:-1] == ends[:-1])
+        # tokens overlapping each word: offsets in text order, even with zero-width pieces
+        starts_sorted, ends_sorted = (starts, ends) if tokens.tiled else \
+            (np.maximum.accumulate(starts), np.maximum.accumulate(ends))
+        per_word = (np.searchsorted(starts_sorted, prof.word_ends, side="left")
+                    - np.searchsorted(ends_sorted, prof.word_starts, side="right"))
+        cuts_per_lang = sums.items(doc_of_token[:-1][cut])
+        split_per_lang = sums.items(prof.word_doc[per_word >= 2])
+        single_per_lang = sums.items(prof.word_doc[per_word == 1])
+        continuation_per_lang = sums.items(doc_of_token[inside_word(prof.word_starts, prof.word_ends, starts)])
+        unknown = sums.items(doc_of_token[tokens.unknown]) if tokens.unknown is not None else None
+        byte = sums.items(doc_of_token[tokens.byte_fallback]) if tokens.byte_fallback is not None else None
+        n_tokens, n_boundaries = sums.docs(tokens.counts), sums.docs(boundaries)
+        stats = per_language(lang_of_doc[doc_of_token], len(langs), starts, ends, tokens.ids)
+        for i, lang in enumerate(langs):
+            result.counts[(t, lang)] = Counts(
+                n_docs=int(units["n_docs"][i]), n_bytes=int(units["n_bytes"][i]), n_chars=int(units["n_chars"][i]),
+                n_graphemes=int(units["n_graphemes"][i]), n_words=int(units["n_words"][i]),
+                n_tokens=int(n_tokens[i]), n_split_words=int(split_per_lang[i]),
+                n_unknown_tokens=int(unknown[i]) if unknown is not None else 0,
+                n_byte_tokens=int(byte[i]) if byte is not None else 0,
+                n_boundaries=int(n_boundaries[i]), n_cut_boundaries=int(cuts_per_lang[i]),
+                n_single_token_words=int(single_per_lang[i]),
+                n_continuation_tokens=int(continuation_per_lang[i]))
+            result.tokens[(t, lang)] = stats[i]
+        if observe is not None and observe[t] is not None:
+            _observe(observe[t], chunk, prof, tokens)  # type: ignore[arg-type]
+        if not evidence:
+            continue
+        chunk_evidence.offenders(result, t, langs, lang_of_doc, prof, tokens)
+        chunk_evidence.token_examples(result, t, chunk, prof, tokens, cut, ends_sorted, starts_sorted, sampled, data)
+        chunk_evidence.pretokens(result, t, tokenizer, chunk, prof, sampled)
+        chunk_evidence.normalization(result, t, tokenizer, chunk, prof, tokens.counts, sampled, normalized)
+    for pools in (result.pretoken_pool, result.token_pool):
+        for key in pools:
+            pools[key] = trim(pools[key])
+    return result
+
+
+def _observe(observer: Observer, chunk: Chunk, prof: ChunkProfile, tokens: Tokens) -> None:
+    """Per document, its profile and tokens in its own offsets (compare's bootstrap needs them)."""
+    edges = np.zeros(len(chunk.texts) + 1, dtype=np.int64)
+    np.cumsum(tokens.counts, out=edges[1:])
+    word_edges = np.searchsorted(prof.word_doc, np.arange(len(chunk.texts) + 1))
+    for i in range(len(chunk.texts)):
+        base, end = int(prof.byte_base[i]), int(prof.byte_base[i + 1])
+        a, b = edges[i], edges[i + 1]
+        wa, wb = word_edges[i], word_edges[i + 1]
+        profile = TextProfile(
+            n_bytes=end - base, n_chars=int(prof.doc_chars[i]), n_graphemes=int(prof.doc_graphemes[i]),
+            word_starts=prof.word_starts[wa:wb] - base, word_ends=prof.word_ends[wa:wb] - base,
+            grapheme_starts=np.flatnonzero(prof.is_cluster_start[base:end + 1]),
+            char_starts=prof.char_starts[prof.char_base[i]:prof.char_base[i + 1] + 1] - base)
+        observer(chunk.doc_index[i], profile, Encoded(
+            tokens.starts[a:b] - base, tokens.ends[a:b] - base,
+            tokens.unknown[a:b] if tokens.unknown is not None else None,
+            tokens.byte_fallback[a:b] if tokens.byte_fallback is not None else None))

@@ -1,0 +1,162 @@
+"""Sampling per language (`--sample-docs N`, `--sample-bytes SIZE`) and 95% intervals over the
+sampled documents.
+
+The sample is hash-based: each document gets a key, a hash of the seed and its index within its
+language (line i of a language has the same key in every language); a language keeps the N
+documents with the smallest keys (or the fewest smallest keys whose bytes reach SIZE). A parallel
+corpus (parallel.py) therefore keeps the same lines in every language: with N documents this
+follows from the keys; with SIZE, every language keeps as many lines as the language that
+reaches SIZE with the fewest (the one with the most bytes per line), so all keep the same ones.
+It streams (only the sample is held), it is the same for any --jobs, shard or chunking, and it
+is yielded in reading order. Shards of a sampled audit take their slice of the same sample.
+
+Intervals: a ratio such as chars_per_token is a ratio estimator R = sum(y) / sum(x) over the
+sampled documents; its 95% interval is R +- 1.96 * SE with the linearization (delta method)
+SE^2 = sum((y_i - R x_i)^2) / (n (n - 1) mean(x)^2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import regex
+
+from fertility.errors import UsageError
+
+Z95 = 1.959963984540054
+_SIZE = regex.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", regex.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """`500k`, `10MB`, `1GiB`, `2000` -> bytes (k = 1000, Ki = 1024)."""
+    match = _SIZE.match(text)
+    if not match or float(match[1]) <= 0:
+        raise UsageError(f"--sample-bytes {text!r}: expected a size such as 500k, 10MB or 1GiB")
+    power = " kmgt".index(match[2].lower() or " ")
+    base = 1024 if match[3].lower().startswith("i") else 1000
+    return int(float(match[1]) * base ** power)
+
+
+@dataclass(frozen=True)
+class Sample:
+    docs: int | None = None
+    bytes: int | None = None
+    seed: int = 0
+
+    def describe(self) -> str:
+        size = f"{self.docs} documents" if self.docs is not None else f"{self.bytes} bytes"
+        return (f"{size} per language, seed {self.seed}, smallest blake2b(seed, index in lang) keys "
+                "(the same lines in every language of a parallel corpus), in reading order")
+
+
+def _key(seed: int, index: int) -> bytes:
+    return hashlib.blake2b(f"{seed}\0{index}".encode(), digest_size=16).digest()
+
+
+def sample(documents: Iterable, plan: Sample, *, aligned: Callable[[], bool] | None = None) -> Iterator:
+    """The sampled documents (with `.lang` and `.text`) in reading order. `aligned()`, asked once
+    every document has been seen, says whether the corpus is parallel: then a byte-sized sample
+    keeps the same lines in every language."""
+    heaps: dict[str, list] = {}  # per language: max-heap of (negated key, position, doc, n_bytes)
+    sizes: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for position, doc in enumerate(documents):
+        index = seen.get(doc.lang, 0)
+        seen[doc.lang] = index + 1
+        key = _key(plan.seed, index)
+        negated = bytes(255 - b for b in key)
+        heap = heaps.setdefault(doc.lang, [])
+        n_bytes = len(doc.text.encode("utf-8"))
+        if plan.docs is not None:
+            if len(heap) < plan.docs:
+                heapq.heappush(heap, (negated, position, doc, n_bytes))
+            elif negated > heap[0][0]:
+                heapq.heapreplace(heap, (negated, position, doc, n_bytes))
+            continue
+        heapq.heappush(heap, (negated, position, doc, n_bytes))
+        sizes[doc.lang] = sizes.get(doc.lang, 0) + n_bytes
+        assert plan.bytes is not None
+        while sizes[doc.lang] - heap[0][3] >= plan.bytes:  # still SIZE without the largest key
+            sizes[doc.lang] -= heapq.heappop(heap)[3]
+    if plan.bytes is not None and len(heaps) > 1 and aligned is not None and aligned():
+        fewest = min(len(heap) for heap in heaps.values())  # the same smallest keys in every language
+        heaps = {lang: heapq.nlargest(fewest, heap) for lang, heap in heaps.items()}
+    kept = sorted((item[1], item[2]) for heap in heaps.values() for item in heap)
+    for _, doc in kept:
+        yield doc
+
+
+@dataclass
+class DocumentCounts:
+    """Per sampled document (in the order the engine numbers them): language, bytes, chars and
+    each tokenizer's tokens; filled by the engine's observers."""
+
+    langs: list[str] = field(default_factory=list)
+    units: dict[int, tuple[int, int]] = field(default_factory=dict)  # doc -> (bytes, chars)
+    tokens: dict[int, dict[int, int]] = field(default_factory=dict)  # tokenizer -> doc -> tokens
+
+    def track(self, documents: Iterable) -> Iterator:
+        for doc in documents:
+            self.langs.append(doc.lang)
+            yield doc
+
+    def observer(self, t: int):
+        per_doc = self.tokens.setdefault(t, {})
+
+        def observe(doc_index, profile, encoded) -> None:
+            self.units[doc_index] = (profile.n_bytes, profile.n_chars)
+            per_doc[doc_index] = per_doc.get(doc_index, 0) + len(encoded.starts)
+        return observe
+
+
+def ratio_interval(ys: list[int], xs: list[int]) -> float | None:
+    """Half-width of the 95% interval of sum(ys)/sum(xs) over documents; None below 2 documents."""
+    n = len(xs)
+    if n < 2 or not sum(xs):
+        return None
+    r = sum(ys) / sum(xs)
+    mean_x = sum(xs) / n
+    variance = sum((y - r * x) ** 2 for y, x in zip(ys, xs)) / (n * (n - 1) * mean_x ** 2)
+    return Z95 * math.sqrt(variance)
+
+
+def intervals(counts: DocumentCounts, names: list[str]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """tokenizer -> language -> {chars_per_token, bytes_per_token: half-width, n_documents}."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for t, name in enumerate(names):
+        per_doc = counts.tokens.get(t, {})
+        by_lang: dict[str, list[int]] = {}
+        for doc in sorted(per_doc):
+            by_lang.setdefault(counts.langs[doc], []).append(doc)
+        for lang, docs in sorted(by_lang.items()):
+            tokens = [per_doc[d] for d in docs]
+            out.setdefault(name, {})[lang] = {
+                "chars_per_token": ratio_interval([counts.units[d][1] for d in docs], tokens),
+                "bytes_per_token": ratio_interval([counts.units[d][0] for d in docs], tokens),
+                "n_documents": len(docs),
+            }
+    return out
+
+
+def footer(result) -> str:
+    """`ben_Beng 0.82 ± 0.01` lines under a table, for a sampled audit."""
+    if not getattr(result, "intervals", None):
+        return ""
+    lines = ["", "95% intervals over sampled documents (chars/token, bytes/token):"]
+    frame = result.to_frame()
+    for name, langs in result.intervals.items():
+        for lang, found in langs.items():
+            row = frame[(frame.tokenizer == name) & (frame.lang == lang)].iloc[0]
+            cells = []
+            for ratio in ("chars_per_token", "bytes_per_token"):
+                half = found[ratio]
+                cells.append(f"{row[ratio]:.3f} ± {half:.3f}" if half is not None else f"{row[ratio]:.3f}")
+            lines.append(f"  {name} {lang} {cells[0]}  {cells[1]}  (n={found['n_documents']})")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["DocumentCounts", "Sample", "footer", "intervals", "parse_size", "ratio_interval", "sample"]

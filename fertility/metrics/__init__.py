@@ -1,0 +1,1 @@
+"""Statistics over counts: ratios, premiums, Gini and Lorenz, intervals, token distributions."""

@@ -1,0 +1,1 @@
+"""Presentation: text tables, compare tables, HTML pages and charts, `show`."""

@@ -1,0 +1,230 @@
+"""What an HTML report shows, gathered once: the audit, premium intervals, a comparison, checks.
+
+`fertility audit|compare|check|retrain -f html` and `fertility report AUDIT.json ...` all build
+a `Report`, then report_html.page() lays it out; charts_of() turns it into chart specs, so
+the page and the `--figures` export draw the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fertility.metrics.balance import budget
+from fertility.metrics.byte_premium import balance_json, premium_split
+from fertility.results.model import ALL, AuditResult
+
+from . import charts
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    result: AuditResult | None = None
+    intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)  # premium CI
+    mix: dict[str, float] | None = None
+    comparison: Any = None  # compare.Comparison
+    retrain: bool = False  # the comparison is retrain's before (A) and after (B)
+    checks: tuple = ()  # gate.Check
+
+
+def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Path], *, doc_mode: str = "line",
+                     pattern: str | None = None, normalize: str | None = None, progress=None,
+                     diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
+                     jobs: int | None = 1, cache: bool = True, parallel: bool = False) -> Report:
+    """The audit, plus each document's token count so that premiums get bootstrap intervals
+    (documents resampled in pairs with the reference's, as compare.py does for B/A)."""
+    import numpy as np
+
+    from fertility.audit import audit
+    from fertility.io.corpus import read_corpus
+    from fertility.io.samples import samples_dir
+
+    corpus = read_corpus([Path(p) for p in corpus_paths] or [samples_dir()], doc_mode=doc_mode)
+    tokens: dict[str, Any] = {}
+
+    def observer(name: str):
+        seen = tokens.setdefault(name, np.zeros(len(corpus.documents), dtype=np.int64))
+
+        def see(index, profile, encoded) -> None:
+            seen[index] = len(encoded.starts)
+        return see
+
+    result = audit(list(tokenizers), corpus, pattern=pattern, normalize=normalize, progress=progress,
+                   diagnose=diagnose, reference=reference, mix=mix, observers=observer, jobs=jobs, cache=cache,
+                   parallel=parallel)
+    docs: dict[str, list[int]] = {}
+    for index, doc in enumerate(corpus.documents):
+        docs.setdefault(doc.lang, []).append(index)
+    return Report("fertility audit", result, premium_intervals(result, docs, tokens), mix)
+
+
+def premium_intervals(result: AuditResult, docs: dict[str, list[int]], tokens: dict[str, Any]
+                      ) -> dict[tuple[str, str], tuple[float, float]]:
+    """95% bootstrap interval of tokens(lang)/tokens(reference) per tokenizer and language, on
+    parallel text only (line i of each language is the same content)."""
+    import numpy as np
+
+    from fertility.compare import bootstrap_ratio
+
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    reference = result.reference
+    for name in result.tokenizers:
+        counts = result.counts_for(name)
+        if reference not in counts or not result.parallel.parallel or name not in tokens:
+            continue
+        ref = tokens[name][np.array(docs[reference])]
+        for lang in counts:
+            out[(name, lang)] = bootstrap_ratio(tokens[name][np.array(docs[lang])], ref)
+    return out
+
+
+def language_rows(result: AuditResult, intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
+                  ) -> list[dict[str, Any]]:
+    """The audit frame's rows (every column it has, so metrics added to the frame later show
+    up too) with the premium split and its interval: what the table and the charts show."""
+    split = {t: premium_split(result.counts_for(t), result.reference, parallel=result.parallel)
+             for t in result.tokenizers}
+    rows = []
+    for row in result.to_frame().to_dict(orient="records"):
+        low, high = (intervals or {}).get((row["tokenizer"], row["lang"]), (math.nan, math.nan))
+        stats = result.token_stats.get((row["tokenizer"], row["lang"]), {})
+        rows.append({**row, **split[row["tokenizer"]].get(row["lang"], {}), "premium_ci_low": low,
+                     "premium_ci_high": high,
+                     **({"renyi_efficiency": stats["renyi_efficiency"]} if stats else {})})
+    return rows
+
+
+def pretoken_ceilings(result: AuditResult) -> dict[tuple[str, str], float]:
+    """chars per pre-token per (tokenizer, language): from the live evidence, else from the
+    findings' measured figures (a saved audit keeps them for the languages it flagged)."""
+    out: dict[tuple[str, str], float] = {}
+    for key, pre in (getattr(result.evidence, "pretokens", None) or {}).items():
+        n_chars, n_pretokens = getattr(pre, "n_chars", 0), getattr(pre, "n_pretokens", 0)
+        out[key] = n_chars / n_pretokens if n_pretokens else math.nan
+    for finding in result.findings:
+        value = finding.measured.get("chars_per_pretoken") if isinstance(finding.measured, dict) else None
+        if finding.lang and isinstance(value, (int, float)):
+            out.setdefault((finding.tokenizer, finding.lang), float(value))
+    return out
+
+
+def charts_of(report: Report) -> dict[str, dict[str, Any]]:
+    """Chart id -> Vega-Lite spec (without the shared config), in page order."""
+    out: dict[str, dict[str, Any]] = {}
+    result = report.result
+    if result is not None:
+        rows = [{**r, "ci_low": r["premium_ci_low"], "ci_high": r["premium_ci_high"]}
+                for r in language_rows(result, report.intervals) if r["lang"] != ALL]
+        out["chars-per-token"] = charts.chars_per_token(rows)
+        if any(not _nan(r.get("premium")) for r in rows):
+            out["premium"] = charts.premium(rows, result.reference)
+        balance = {t: balance_json(result.counts_for(t), result.reference, parallel=result.parallel)
+                   for t in result.tokenizers}
+        if any(entry["lorenz"] for entry in balance.values()):
+            out["lorenz"] = charts.lorenz(balance)
+        budget_rows = _budget_rows(result, report.mix)
+        if budget_rows:
+            out["budget"] = charts.budget(budget_rows, given=report.mix is not None)
+        ceilings = pretoken_ceilings(result)
+        ceiling_rows = [{**r, "chars_per_pretoken": ceilings[(r["tokenizer"], r["lang"])]}
+                        for r in rows if (r["tokenizer"], r["lang"]) in ceilings]
+        if ceiling_rows:
+            out["ceiling"] = charts.ceiling(ceiling_rows)
+        if result.vocabularies:
+            out["vocabulary"] = charts.vocabulary({t: v.as_dict() for t, v in result.vocabularies.items()})
+    comparison = report.comparison
+    if comparison is not None:
+        rows = comparison.frame.to_dict(orient="records")
+        if report.retrain:
+            out["before-after"] = charts.before_after(rows, comparison.a, comparison.b)
+        out["ratios"] = charts.ratios(rows, comparison.a, comparison.b)
+        if result is None:
+            out["chars-per-token"] = charts.chars_per_token(
+                [{"tokenizer": name, "lang": r["lang"], "script": r["script"], "chars_per_token": r[f"chars_per_token_{s}"],
+                  "bytes_per_token": r[f"bytes_per_token_{s}"]}
+                 for r in rows if r["lang"] != ALL for name, s in ((comparison.a, "a"), (comparison.b, "b"))])
+    return out
+
+
+def _budget_rows(result: AuditResult, mix: dict[str, float] | None) -> list[dict[str, Any]]:
+    """As the inverted-balance finding: for a given mix, or a corpus that is not parallel."""
+    rows = []
+    for name in result.tokenizers:
+        counts = result.counts_for(name)
+        if len(counts) < 2 or not (mix or not result.parallel.parallel):
+            continue
+        for row in budget(counts, mix):
+            rows.append({"tokenizer": name, "lang": row.lang, "script": result.scripts[row.lang],
+                         "content_share": row.content_share, "token_share": row.token_share})
+    return rows
+
+
+def _nan(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def retrain_report(after: AuditResult) -> Report:
+    """retrain's held-out audit; with --compare-with, its before (A) and after (B)."""
+    comparison = None
+    if len(after.tokenizers) == 2:
+        from fertility.compare import Comparison, join
+
+        a, b = after.tokenizers
+        result_a, result_b = after.one(a), after.one(b)
+        comparison = Comparison(a, b, result_a.signature, result_b.signature,
+                                join(result_a, result_b, reference=after.reference), intervals=False,
+                                parallel=after.parallel)
+    return Report("fertility retrain: the new tokenizer on held-out text", after, comparison=comparison,
+                  retrain=True)
+
+
+def comparison_report(comparison) -> Report:
+    return Report(f"fertility compare: {comparison.b} against {comparison.a}", comparison=comparison)
+
+
+def gate_report(gate) -> Report:
+    return Report("fertility check", gate.result, checks=tuple(gate.checks))
+
+
+def saved_report(paths: Sequence[Path], *, mix: dict[str, float] | None = None) -> Report:
+    """`fertility report A.json [B.json]`: one saved audit, or two compared (as `compare`
+    does with saved audits: the same corpus and counting settings, no intervals)."""
+    from fertility.errors import UsageError
+
+    if not 1 <= len(paths) <= 2:
+        raise UsageError(f"give one or two audit JSON files, not {len(paths)}")
+    if len(paths) == 1:
+        return Report(f"fertility report: {paths[0].name}", AuditResult.load(paths[0]), mix=mix)
+    from fertility.compare import compare_saved, load_one
+
+    result_a, result_b = load_one(paths[0]), load_one(paths[1])
+    comparison = compare_saved(paths[0], paths[1], reference=result_a.reference)
+    return Report(f"fertility report: {paths[1].name} against {paths[0].name}",
+                  combined(result_a, result_b, comparison.a, comparison.b), mix=mix, comparison=comparison)
+
+
+def combined(result_a: AuditResult, result_b: AuditResult, a: str, b: str) -> AuditResult:
+    """Two one-tokenizer audits of the same corpus as one audit of two tokenizers (`a`, `b`:
+    their names in the comparison, which tell them apart when both files name the same one)."""
+    from dataclasses import replace
+
+    (old_a,), (old_b,) = result_a.tokenizers, result_b.tokenizers
+    counts = {**{(a, lang): c for (_, lang), c in result_a.counts.items()},
+              **{(b, lang): c for (_, lang), c in result_b.counts.items()}}
+    findings = tuple(replace(f, tokenizer=a) for f in result_a.findings) + \
+        tuple(replace(f, tokenizer=b) for f in result_b.findings)
+    vocabularies = {**({a: result_a.vocabularies[old_a]} if old_a in result_a.vocabularies else {}),
+                    **({b: result_b.vocabularies[old_b]} if old_b in result_b.vocabularies else {})}
+    from fertility.compare import shared_parallelism
+
+    signature = replace(result_a.signature, tokenizers={a: result_a.signature.tokenizers[old_a],
+                                                        b: result_b.signature.tokenizers[old_b]},
+                        extra={**result_a.signature.extra,
+                               "parallel": shared_parallelism(result_a, result_b).to_dict()})
+    return AuditResult(signature=signature, tokenizers=(a, b), scripts=dict(result_a.scripts), counts=counts,
+                       findings=findings, diagnosed=result_a.has_findings and result_b.has_findings,
+                       reference=result_a.reference, vocabularies=vocabularies)

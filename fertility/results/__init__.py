@@ -1,0 +1,1 @@
+"""The audit result: its model, JSON read/write/validation, signature, findings, shards."""

@@ -1,0 +1,261 @@
+"""Counts, AuditResult and to_frame(): the only place where counts are divided into ratios.
+
+Counts are additive integers; every ratio is derived here from summed numerators and summed
+denominators, so the ALL row is an exact micro-average and a zero denominator gives NaN.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fertility.errors import InputError
+from fertility.io.parallel import Parallelism, recorded
+from fertility.text.units import is_spaced
+
+from .signature import Signature, SignatureError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+ALL = "ALL"
+
+
+class Additive:
+    """Mixin for frozen dataclasses of integer counts: they add field by field."""
+
+    def __add__(self, other):
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Counts(Additive):
+    n_docs: int = 0
+    n_bytes: int = 0
+    n_chars: int = 0
+    n_graphemes: int = 0
+    n_words: int = 0
+    n_tokens: int = 0
+    n_split_words: int = 0  # words overlapping two or more tokens
+    n_unknown_tokens: int = 0  # the unknown token: text the tokenizer lost
+    n_byte_tokens: int = 0  # byte fallback: tokens that are raw bytes, not whole characters
+    n_boundaries: int = 0  # boundaries between consecutive tokens
+    n_cut_boundaries: int = 0  # of those, inside an extended grapheme cluster
+    # added by issue 11 (older audit JSON lacks them: see AuditResult.missing)
+    n_single_token_words: int = 0  # whitespace words overlapping exactly one token
+    n_continuation_tokens: int = 0  # tokens starting strictly inside a whitespace word
+
+
+COUNT_COLUMNS = [f.name for f in fields(Counts)]
+RATIO_COLUMNS = ["chars_per_token", "bytes_per_token", "graphemes_per_token",
+                 "tokens_per_word", "split_word_share", "unknown_share", "byte_token_share",
+                 "grapheme_cut_share", "single_token_word_share", "continuation_token_share"]
+COLUMNS = ["tokenizer", "lang", "script", *COUNT_COLUMNS, *RATIO_COLUMNS]
+# counts an older audit JSON may lack, and the ratios that then cannot be derived
+NEW_COUNT_COLUMNS = {"n_single_token_words": "single_token_word_share",
+                     "n_continuation_tokens": "continuation_token_share"}
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """The one division: a zero denominator gives NaN, never 0."""
+    return numerator / denominator if denominator else math.nan
+
+
+def ratios(total: Counts, spaced: Counts) -> dict[str, float]:
+    """Ratios of a row; word ratios come from the languages written with spaces only."""
+    return {
+        "chars_per_token": ratio(total.n_chars, total.n_tokens),
+        "bytes_per_token": ratio(total.n_bytes, total.n_tokens),
+        "graphemes_per_token": ratio(total.n_graphemes, total.n_tokens),
+        "tokens_per_word": ratio(spaced.n_tokens, spaced.n_words),
+        "split_word_share": ratio(spaced.n_split_words, spaced.n_words),
+        "unknown_share": ratio(total.n_unknown_tokens, total.n_tokens),
+        "byte_token_share": ratio(total.n_byte_tokens, total.n_tokens),
+        "grapheme_cut_share": ratio(total.n_cut_boundaries, total.n_boundaries),
+        # STRR: share of words that are one token; continuation: tokens not starting a word
+        "single_token_word_share": ratio(spaced.n_single_token_words, spaced.n_words),
+        "continuation_token_share": ratio(spaced.n_continuation_tokens, spaced.n_tokens),
+    }
+
+
+def _sum(items) -> Counts:
+    total = Counts()
+    for item in items:
+        total = total + item
+    return total
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Counts per (tokenizer, language) and the signature of the settings that produced them.
+
+    The one result type: `to_dict` writes the audit JSON, `from_dict`/`load` read it back
+    (checked, so a hand-edited file is an InputError naming the problem, never a traceback).
+    """
+
+    signature: Signature
+    tokenizers: tuple[str, ...]
+    scripts: dict[str, str]  # language -> ISO 15924 script
+    counts: dict[tuple[str, str], Counts]
+    findings: tuple = field(default=())  # diagnose.Finding, most severe first
+    evidence: object = None  # evidence.Evidence behind the findings, when diagnosed
+    diagnosed: bool | None = None  # None: diagnosed when there is evidence
+    reference: str = "eng_Latn"  # the language premiums (token and byte) are measured against
+    vocabularies: dict = field(default_factory=dict)  # tokenizer -> vocab.VocabAllocation, when measured
+    # counts an older audit JSON did not have (held as 0): their ratios are NaN, written as null
+    missing: frozenset[str] = frozenset()
+    # (tokenizer, language or ALL) -> {"token_lengths": [17 ints], "renyi_efficiency": float}
+    token_stats: dict = field(default_factory=dict)
+    unseen_tokens: dict = field(default_factory=dict)  # tokenizer -> {"vocab_size", "n_unseen"}
+    intervals: dict = field(default_factory=dict)  # tokenizer -> lang -> 95% half-widths, when sampled
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.signature, Signature):  # a plain dict from older callers
+            object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
+
+    @property
+    def parallel(self) -> Parallelism:
+        """Whether premiums exist for these counts, as the signature records it (parallel.py)."""
+        return recorded(self.signature.extra)
+
+    @property
+    def has_findings(self) -> bool:
+        """Whether findings were looked for (an empty tuple then means none were found)."""
+        return self.diagnosed if self.diagnosed is not None else self.evidence is not None
+
+    def counts_for(self, tokenizer: str) -> dict[str, Counts]:
+        return {lang: self.counts[(tokenizer, lang)] for lang in self.scripts
+                if (tokenizer, lang) in self.counts}
+
+    def one(self, tokenizer: str) -> AuditResult:
+        """The result of one of its tokenizers, as if audited alone."""
+        return AuditResult(signature=self.signature.one(tokenizer), tokenizers=(tokenizer,),
+                           scripts=dict(self.scripts),
+                           counts={k: v for k, v in self.counts.items() if k[0] == tokenizer},
+                           findings=tuple(f for f in self.findings if f.tokenizer == tokenizer),
+                           diagnosed=self.has_findings, reference=self.reference,
+                           vocabularies={k: v for k, v in self.vocabularies.items() if k == tokenizer},
+                           missing=self.missing,
+                           token_stats={k: v for k, v in self.token_stats.items() if k[0] == tokenizer},
+                           unseen_tokens={k: v for k, v in self.unseen_tokens.items() if k == tokenizer})
+
+    def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
+        """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records(by=by), columns=COLUMNS)
+
+    def records(self, *, by: str = "lang") -> list[dict[str, Any]]:
+        """The rows of `to_frame` as plain dicts, column by column (the JSON needs no pandas)."""
+        if by not in ("lang", "script"):
+            raise ValueError(f"by must be 'lang' or 'script', not {by!r}")
+        rows = []
+        for tokenizer in self.tokenizers:
+            per_lang = self.counts_for(tokenizer)
+            groups: dict[str, list[str]] = {}
+            for lang in sorted(per_lang):
+                key = lang if by == "lang" else self.scripts[lang]
+                groups.setdefault(key, []).append(lang)
+            for key, langs in sorted(groups.items()):
+                rows.append(self._row(tokenizer, langs, per_lang,
+                                      script=self.scripts[langs[0]] if by == "lang" else key))
+            rows.append(all_row(tokenizer, per_lang, self.scripts))
+        for row in rows:  # not measured (an older audit JSON): unknown, not zero
+            for count in self.missing:
+                row[count] = None
+                row[NEW_COUNT_COLUMNS[count]] = math.nan
+        return [{column: row.get(column) for column in COLUMNS} for row in rows]
+
+    def _row(self, tokenizer: str, langs: list[str], per_lang: dict[str, Counts], *,
+             script: str) -> dict:
+        return group_row(tokenizer, ",".join(langs), script, [per_lang[lang] for lang in langs],
+                         [is_spaced(self.scripts[lang]) for lang in langs])
+
+    def to_dict(self, *, by: str = "lang", findings: bool | None = None) -> dict[str, Any]:
+        """The audit JSON (`fertility audit -f json`): findings only when they were looked for
+        (`findings`: whether to write them; None: when the result was diagnosed)."""
+        from fertility.metrics.byte_premium import balance_json, premium_split
+        from fertility.version import __version__
+
+        split = {t: premium_split(self.counts_for(t), self.reference, parallel=self.parallel) for t in self.tokenizers}
+        rows = [{k: json_value(v) for k, v in
+                 (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
+                  | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
+                for row in self.records(by=by)]
+        payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
+                                   "signature_short": self.signature.short(), "by": by, "rows": rows}
+        if self.has_findings if findings is None else findings:
+            payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
+        # added by issue 11, after the keys older readers know
+        payload["reference"] = self.reference
+        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference, parallel=self.parallel))
+                              for t in self.tokenizers}
+        if self.vocabularies:
+            payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
+        if self.unseen_tokens:  # added by issue 11 phase 2
+            payload["tokens_never_produced"] = dict(self.unseen_tokens)
+        if self.intervals:  # issue 10: sampled audits, half-widths of 95% intervals over documents
+            payload["intervals"] = json_value(self.intervals)
+        return payload
+
+    def to_json(self, *, by: str = "lang", findings: bool | None = None) -> str:
+        """`to_dict` as the text `fertility audit -f json` writes (and `load` reads)."""
+        return json.dumps(self.to_dict(by=by, findings=findings), ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "audit JSON") -> AuditResult:
+        """Read what `to_dict(by="lang")` wrote; any problem is an InputError naming `source`."""
+        from .read import Invalid, read
+
+        try:
+            return read(cls, data)
+        except (Invalid, SignatureError) as err:
+            raise InputError(f"{source}: not a fertility audit JSON: {err}") from None
+
+    @classmethod
+    def load(cls, path: Path) -> AuditResult:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: cannot read it ({err.strerror})") from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not UTF-8 ({err.reason} at byte {err.start})") from None
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise InputError(f"{path}: not a fertility audit JSON: not JSON ({err})") from None
+        return cls.from_dict(data, source=str(path))
+
+
+def group_row(tokenizer: str, lang: str, script: str, counts: list[Counts], spaced: list[bool]) -> dict:
+    """A row summing some languages: every ratio from summed numerators and denominators, word
+    ratios over the languages written with spaces only. The one aggregation of every command."""
+    total = _sum(counts)
+    words = _sum(c for c, s in zip(counts, spaced) if s)
+    return {"tokenizer": tokenizer, "lang": lang, "script": script, **total.as_dict(), **ratios(total, words)}
+
+
+def all_row(tokenizer: str, per_lang: dict[str, Counts], scripts: dict[str, str]) -> dict:
+    """The ALL row of one tokenizer, for `audit`, `compare` and `check` alike."""
+    langs = sorted(per_lang)
+    return group_row(tokenizer, ALL, ALL, [per_lang[lang] for lang in langs],
+                     [is_spaced(scripts[lang]) for lang in langs])
+
+
+def json_value(value):
+    """JSON-safe: NaN -> null, numpy scalars -> Python numbers, recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return json_value(value.item())
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value

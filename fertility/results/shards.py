@@ -1,0 +1,109 @@
+"""Shards and merge: `audit --shard K/N` measures the K-th of N deterministic slices of the
+corpus and writes a partial audit JSON; `merge` sums the parts exactly (counts are additive
+integers), after refusing parts from different tokenizers or settings, or overlapping parts.
+
+The slice is by document: document i (0-based, in reading order across all files) belongs to
+shard i mod N + 1. Every part reads the whole corpus (reading is cheap beside tokenizing) so
+that every part carries the same corpus hash, languages and scripts, which `merge` checks.
+Findings need evidence a partial JSON does not carry: parts are audited without findings and
+a merged audit has none (run a plain audit, or one with --sample-docs, for findings).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
+
+from fertility.errors import InputError, UsageError
+from fertility.io.parallel import not_parallel
+
+from .model import AuditResult, Counts
+
+T = TypeVar("T")
+SLICING = "documents i with i mod N = K-1, in reading order"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`3/8` -> (3, 8), 1 <= K <= N."""
+    k, sep, n = text.partition("/")
+    if not (sep and k.strip().isdigit() and n.strip().isdigit()) or not 1 <= int(k) <= int(n):
+        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 1/4")
+    return int(k), int(n)
+
+
+def select(documents: Iterable[T], shard: tuple[int, int]) -> Iterator[T]:
+    k, n = shard
+    for index, doc in enumerate(documents):
+        if index % n == k - 1:
+            yield doc
+
+
+def shard_settings(shard: tuple[int, int] | None) -> dict[str, str]:
+    return {"shard": f"{shard[0]}/{shard[1]}", "shard_slicing": SLICING} if shard else {}
+
+
+def _without_shard(result: AuditResult) -> dict:
+    data = result.signature.to_dict()
+    for key in ("shard", "shard_slicing"):
+        data.pop(key, None)
+    return data
+
+
+def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
+          partial: bool = False) -> tuple[AuditResult, list[int]]:
+    """The whole audit from its parts, and the shards missing (an error unless `partial`)."""
+    if not parts:
+        raise UsageError("merge needs at least one part")
+    seen: dict[int, str] = {}
+    total = None
+    for part, name in zip(parts, names):
+        shard = part.signature.extra.get("shard")
+        if not isinstance(shard, str) or "/" not in shard:
+            raise InputError(f"{name}: not a shard part (write parts with `fertility audit --shard K/N -f json`)")
+        k, n = parse_shard(shard)
+        total = total or n
+        if n != total:
+            raise InputError(f"{name}: shard {shard}, but {names[0]} is one of {total} shards")
+        if k in seen:
+            raise InputError(f"{name}: shard {k}/{n} again (also {seen[k]}); each shard may be merged once")
+        seen[k] = name
+        if _without_shard(part) != _without_shard(parts[0]):
+            one, this = _without_shard(parts[0]), _without_shard(part)
+            differ = [key for key in {*one, *this} if one.get(key) != this.get(key)]
+            raise InputError(f"{name}: made with other tokenizers or settings than {names[0]} "
+                             f"(they differ in {', '.join(sorted(differ))})")
+    assert total is not None
+    missing = [k for k in range(1, total + 1) if k not in seen]
+    if missing and not partial:
+        raise InputError(f"shards {', '.join(map(str, missing))} of {total} are missing "
+                         f"(merge them too, or pass --partial for a merge of {len(seen)} of {total})")
+    counts: dict[tuple[str, str], Counts] = {}
+    for part in parts:
+        for key, value in part.counts.items():
+            counts[key] = counts[key] + value if key in counts else value
+    token_stats: dict[tuple[str, str], dict] = {}  # token lengths add up; Rényi needs the id counts
+    for key in parts[0].token_stats:
+        lengths = [part.token_stats.get(key, {}).get("token_lengths") for part in parts]
+        if all(lengths):
+            token_stats[key] = {"token_lengths": [sum(column) for column in zip(*lengths)],
+                                "renyi_efficiency": None}
+    first = parts[0]
+    extra = {k: v for k, v in first.signature.extra.items() if k not in ("shard", "shard_slicing")}
+    extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {', '.join(map(str, missing))})"
+                                                           if missing else ""))
+    if missing and extra.get("parallel", {}).get("parallel"):  # every N-th document: not the same lines
+        extra["parallel"] = not_parallel(f"merged without shards {', '.join(map(str, missing))}, so the "
+                                         "languages keep different lines of the corpus").to_dict()
+    extra["findings"] = "not available after a merge (parts carry counts only)"
+    extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "
+                                 "not available after a merge (parts carry no id counts)")
+    signature = dataclasses.replace(first.signature, extra=extra)
+    scripts: dict[str, str] = {}
+    for part in parts:
+        scripts.update(part.scripts)
+    return AuditResult(signature=signature, tokenizers=first.tokenizers, scripts=dict(sorted(scripts.items())),
+                       counts=counts, diagnosed=False, reference=first.reference, token_stats=token_stats), missing
+
+
+__all__ = ["merge", "parse_shard", "select", "shard_settings"]

@@ -1,0 +1,189 @@
+"""What produced a number: tokenizers, corpus, counting settings, library versions.
+
+Rendered like sacrebleu's signatures, `key:value|key:value`, with fertility's version last.
+Two results with different signatures (apart from tokenizers) must not be compared.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fertility.version import __version__
+
+if TYPE_CHECKING:
+    from fertility.io.corpus import Corpus
+
+_LIBRARIES = ("tokenizers", "sentencepiece", "tiktoken", "regex")
+# the parts that must agree for two results to be comparable (all but the tokenizers)
+COUNTING_KEYS = ("corpus", "doc_mode", "normalization", "words", "segmenter", "segmenter_unicode")
+
+
+def library_versions() -> dict[str, str]:
+    return {name: _installed_version(name) for name in _LIBRARIES}
+
+
+def _installed_version(name: str) -> str:
+    """The version pip installed, read from its `{name}-{version}.dist-info` folder name (what
+    `importlib.metadata.version` says, without parsing each METADATA file: 25 ms at start-up);
+    `importlib.metadata` where there is no such folder (eggs, editable installs)."""
+    for entry in sys.path:
+        try:
+            found = sorted(Path(entry or ".").glob(f"{name}-*.dist-info"))
+        except OSError:
+            continue
+        if len(found) == 1:
+            return found[0].name[len(name) + 1:-len(".dist-info")]
+        if found:  # two versions side by side: let importlib.metadata choose, as Python would
+            break
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+class SignatureError(ValueError):
+    """A signature read from a file is not what fertility writes (the caller names the file)."""
+
+
+@dataclass(frozen=True)
+class Signature(Mapping):
+    """The settings behind a result. Reads like the dict it is written as (`sig["corpus"]`),
+    so older code and JSON keep working; keys it does not know are kept in `extra`."""
+
+    tokenizers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    corpus: dict[str, Any] = field(default_factory=dict)
+    doc_mode: str = ""
+    normalization: str = "none"
+    words: str = ""
+    segmenter: str = ""
+    segmenter_unicode: str = ""
+    indic_conjunct_clusters: str = ""
+    python: str = ""
+    python_unicodedata: str = ""
+    libraries: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # keys added by newer versions, in order
+    fertility: str = __version__
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every field by name, unknown keys kept, fertility's version last."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)
+                               if f.name not in ("extra", "fertility")}
+        out.update(self.extra)
+        out["fertility"] = self.fertility
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Signature:
+        """Check types of the known keys (raises SignatureError naming the key)."""
+        if isinstance(data, Signature):
+            return data
+        if not isinstance(data, dict):
+            raise SignatureError(f"'signature' is {type(data).__name__}, not an object")
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in known or key == "extra":
+                extra[key] = value
+                continue
+            want = dict if key in ("tokenizers", "corpus", "libraries") else str
+            if not isinstance(value, want):
+                raise SignatureError(f"signature.{key} is {type(value).__name__}, not "
+                                     f"{'an object' if want is dict else 'a string'}")
+            values[key] = value
+        for name, info in values.get("tokenizers", {}).items():
+            if not isinstance(info, dict):
+                raise SignatureError(f"signature.tokenizers.{name} is not an object")
+        return cls(**values, extra=extra)
+
+    def one(self, name: str) -> Signature:
+        """The same settings for one of its tokenizers only."""
+        return _replace(self, tokenizers={name: self.tokenizers[name]})
+
+    def counting_settings(self) -> dict[str, Any]:
+        data = self.to_dict()
+        return {key: data.get(key) for key in COUNTING_KEYS}
+
+    def short(self) -> str:
+        """`tok:name@sha|corpus:...|docs:...|norm:...|seg:...|version:...`."""
+        parts = []
+        for name, info in self.tokenizers.items():
+            digest = str(info.get("sha256", ""))[:8]
+            parts.append(f"tok:{name}" + (f"@{digest}" if digest else ""))
+        parts += [
+            f"corpus:{str(self.corpus.get('sha256', ''))[:12]}",
+            f"docs:{self.doc_mode}",
+            f"norm:{self.normalization}",
+            f"seg:regex-{self.libraries.get('regex')}/U{self.segmenter_unicode}",
+            f"version:{self.fertility}",
+        ]
+        return "|".join(parts)
+
+    def __str__(self) -> str:
+        return self.short()
+
+    # Mapping: read like the dict it is written as
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self.to_dict() == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.short())
+
+
+def _replace(signature: Signature, **changes: Any) -> Signature:
+    from dataclasses import replace
+    return replace(signature, **changes)
+
+
+def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus, *,
+                    n_documents: int | None = None, **extra: Any) -> Signature:
+    """`extra` settings (e.g. a sample size) go after the known ones, before the version;
+    `n_documents` counts a streamed corpus, whose documents were not kept."""
+    from fertility.text.units import segmenter_info
+    seg = segmenter_info()
+    return Signature(
+        tokenizers=tokenizer_infos,
+        corpus={
+            "sha256": corpus.sha256,
+            "files": len(corpus.files),
+            "languages": len(corpus.scripts),
+            "documents": len(corpus.documents) if n_documents is None else n_documents,
+        },
+        doc_mode=corpus.doc_mode,
+        normalization="none",
+        words="whitespace-separated (\\S+); not counted for scripts written without spaces",
+        segmenter=seg["segmenter"],
+        segmenter_unicode=seg["segmenter_unicode"],
+        indic_conjunct_clusters=seg["indic_conjunct_clusters"],
+        python=platform.python_version(),
+        python_unicodedata=seg["python_unicodedata"],
+        libraries=library_versions(),
+        extra=dict(extra),
+    )
+
+
+def counting_settings(signature: Mapping) -> dict:
+    """The parts that must agree for two results to be comparable (all but the tokenizers)."""
+    return Signature.from_dict(dict(signature)).counting_settings()
+
+
+def short_signature(signature: Mapping) -> str:
+    return Signature.from_dict(dict(signature) if not isinstance(signature, Signature) else signature).short()

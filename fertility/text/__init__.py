@@ -1,0 +1,1 @@
+"""Text units (bytes, characters, grapheme clusters, words) and Unicode scripts."""

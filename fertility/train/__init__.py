@@ -1,0 +1,1 @@
+"""Training tokenizers that fix the balance: BPE, retrain, parity, extend."""

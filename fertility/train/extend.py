@@ -1,0 +1,346 @@
+"""`fertility extend`: add tokens for under-served languages to an existing byte-level BPE.
+
+What people ask of Llama-3 and friends when the model's vocabulary cannot be retrained: new
+tokens appended after every existing id (special tokens included), new merges appended after
+every existing merge. BPE applies merges lowest rank first, so on any text the old merges all
+fire first exactly as before; a new merge can then only fire where its two halves meet. Every
+new token carries at least one UTF-8 lead pair that only the corpus's own scripts use (e.g.
+E0 A6 / E0 A7 for Bengali), so text without those scripts encodes to the same ids as before;
+the report proves it on held-out text, line by line.
+
+How merges are learned: the corpus is pre-tokenized with the base tokenizer's own pre-tokenizer,
+each pre-token encoded by the base model, and each base id stood in for by one supplementary
+plane character; a plain `tokenizers` BpeTrainer then learns merges over those ids, which are
+written back as byte-level strings. `--split marks` first switches the base pre-tokenizer's
+split to keep combining marks with their letters (what else that changes is reported).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+from fertility.choices import EXTEND_SPLITS as SPLITS
+from fertility.errors import InputError, TokenizerError, UsageError
+from fertility.io.corpus import read_corpus
+from fertility.io.samples import samples_dir
+from fertility.results.signature import library_versions
+from fertility.text.units import SCRIPT_ALIASES, SCRIPT_NAMES
+from fertility.version import __version__
+
+from .retrain import check_output, write_folder
+
+_OFFSET = 0x10000  # base id i trains as chr(0x10000 + i): no surrogates, no separators
+
+
+@dataclass(frozen=True)
+class Extended:
+    output: Path
+    added: int
+    record: dict
+    changed_lines: dict[str, tuple[int, int]] = field(default_factory=dict)  # lang -> (changed, lines)
+
+
+def _byte_alphabet() -> tuple[dict[int, str], dict[str, int]]:
+    """GPT-2's byte <-> printable character table (what ByteLevel pre-tokenizers emit)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = list(printable), 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    to_char = {byte: chr(c) for byte, c in zip(printable, chars)}
+    return to_char, {c: b for b, c in to_char.items()}
+
+
+_TO_CHAR, _TO_BYTE = _byte_alphabet()
+
+
+def token_bytes(token: str) -> bytes | None:
+    """The bytes a byte-level token stands for; None if it is not a byte-level string."""
+    try:
+        return bytes(_TO_BYTE[c] for c in token)
+    except KeyError:
+        return None
+
+
+@lru_cache(maxsize=16)
+def _lead_pairs(names: tuple[str, ...]) -> frozenset[bytes]:
+    everything = "".join(chr(cp) for cp in range(0x80, 0x110000) if not 0xD800 <= cp <= 0xDFFF)
+    ours_re = regex.compile("[" + "".join(f"\\p{{Script={n}}}" for n in names) + "]")
+    ours = {m.start() for m in ours_re.finditer(everything)}
+    neutral = {m.start() for m in regex.finditer(r"[\p{Script=Common}\p{Script=Inherited}\p{Cn}]", everything)}
+    pairs: dict[bytes, bool] = {}
+    for i, char in enumerate(everything):
+        if i in ours:
+            pairs.setdefault(char.encode("utf-8")[:2], True)
+        elif i not in neutral:
+            pairs[char.encode("utf-8")[:2]] = False
+    return frozenset(p for p, only_ours in pairs.items() if only_ours)
+
+
+def script_lead_pairs(scripts: Iterable[str]) -> frozenset[bytes]:
+    """UTF-8 (lead byte, first continuation byte) pairs whose assigned code points all belong to
+    these scripts, or to Common/Inherited (a danda, a ZWJ): a token holding one of them can
+    only ever match text written in these scripts."""
+    names = set()
+    for code in scripts:
+        for part in SCRIPT_ALIASES.get(code, (code,)):
+            if part in SCRIPT_NAMES:
+                names.add(SCRIPT_NAMES[part])
+    return _lead_pairs(tuple(sorted(names))) if names else frozenset()
+
+
+def _is_ours(token: str, pairs: frozenset[bytes]) -> bool:
+    data = token_bytes(token)
+    return data is not None and any(data[i:i + 2] in pairs for i in range(len(data) - 1))
+
+
+def mark_aware(pattern: str) -> str:
+    r"""The same split with combining marks kept beside letters: `\p{L}` -> `[\p{L}\p{M}]`
+    outside a class, `\p{L}\p{M}` inside one."""
+    out, inside, i = [], False, 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            piece = pattern[i:i + 5]
+            if piece == r"\p{L}":
+                out.append(r"\p{L}\p{M}" if inside else r"[\p{L}\p{M}]")
+                i += 5
+                continue
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if pattern[i] == "[" and not inside:
+            inside = True
+        elif pattern[i] == "]" and inside:
+            inside = False
+        out.append(pattern[i])
+        i += 1
+    return "".join(out)
+
+
+def _splits(node: object) -> list[dict]:
+    """Every Split pre-tokenizer in a (possibly nested) pre_tokenizer description."""
+    if isinstance(node, dict):
+        found = [node] if node.get("type") == "Split" else []
+        for child in node.get("pretokenizers") or []:
+            found.extend(_splits(child))
+        return found
+    return []
+
+
+def _is_byte_level(config: dict) -> bool:
+    def has(node: object) -> bool:
+        if isinstance(node, dict):
+            return node.get("type") == "ByteLevel" or any(has(c) for c in node.get("pretokenizers") or [])
+        return False
+    return has(config.get("pre_tokenizer"))
+
+
+def load_base(path: Path) -> dict:
+    """The base tokenizer.json as a dict, refused unless it is a byte-level BPE."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    try:
+        config = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
+                             "BPE tokenizer.json") from None
+    model = config.get("model") if isinstance(config, dict) else None
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        kind = model.get("type") if isinstance(model, dict) else "no model"
+        raise TokenizerError(f"{path}: is a {kind} tokenizer; extend needs a byte-level BPE tokenizer.json")
+    if not _is_byte_level(config) or not isinstance(model.get("vocab"), dict) or \
+            not isinstance(model.get("merges"), list):
+        raise TokenizerError(f"{path}: is a BPE without a byte-level pre-tokenizer; extend needs a "
+                             "byte-level BPE tokenizer.json (as GPT-2, Llama-3, Qwen)")
+    import tokenizers
+    try:
+        tokenizers.Tokenizer.from_str(data.decode("utf-8"))
+    except Exception as err:  # noqa: BLE001 (the Rust side raises plain Exception with a parse message)
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise TokenizerError(f"{path}: not a valid tokenizer.json ({first})") from None
+    return config
+
+
+def _merge_pair(merge: object) -> tuple[str, str]:
+    if isinstance(merge, str):
+        left, _, right = merge.partition(" ")
+        return left, right
+    left, right = merge  # type: ignore[misc]
+    return left, right
+
+
+def learn_merges(base, texts: Iterable[str], *, add: int, pairs: frozenset[bytes],
+                 vocab: dict[str, int], min_frequency: int = 2,
+                 show_progress: bool = False) -> list[tuple[str, str]]:
+    """Merges over the base model's tokens that add up to `add` new tokens of these scripts."""
+    from tokenizers import Tokenizer, models, trainers
+
+    words: Counter[str] = Counter()
+    for text in texts:
+        for piece, _ in base.pre_tokenizer.pre_tokenize_str(text):
+            if _is_ours(piece, pairs):
+                words[piece] += 1
+    id_to_token = {i: t for t, i in vocab.items()}
+    mapped: Counter[str] = Counter()
+    for word, n in words.items():
+        ids = [tok.id for tok in base.model.tokenize(word)]
+        if len(ids) > 1:
+            mapped["".join(chr(_OFFSET + i) for i in ids)] += n
+    alphabet = {c for word in mapped for c in word}
+
+    def decode(piece: str) -> str:
+        return "".join(id_to_token[ord(c) - _OFFSET] for c in piece)
+
+    wanted = add
+    for _ in range(6):  # some learned merges rebuild existing tokens or mix scripts: ask for more
+        trainer_tokenizer = Tokenizer(models.BPE())
+        trainer = trainers.BpeTrainer(vocab_size=len(alphabet) + wanted + 64, min_frequency=min_frequency,
+                                      show_progress=show_progress)
+        batch = [word for word, n in mapped.items() for _ in range(n)]
+        trainer_tokenizer.train_from_iterator(batch, trainer)
+        learned = json.loads(trainer_tokenizer.to_str())["model"]["merges"]
+        known, chosen, new = set(vocab), [], 0
+        for merge in learned:
+            left, right = (decode(p) for p in _merge_pair(merge))
+            token = left + right
+            if left not in known or right not in known or not _is_ours(token, pairs):
+                continue
+            chosen.append((left, right))
+            if token not in known:
+                known.add(token)
+                new += 1
+                if new == add:
+                    return chosen
+        if len(learned) < wanted:  # the corpus has no more pairs seen min_frequency times
+            return chosen
+        wanted = int(wanted * 1.5) + 100
+    return chosen
+
+
+def extended_config(config: dict, merges: Sequence[tuple[str, str]]) -> tuple[dict, int]:
+    """The base config with new tokens after every existing id and new merges after the old."""
+    out = json.loads(json.dumps(config))
+    model = out["model"]
+    vocab: dict[str, int] = model["vocab"]
+    # `tokenizers` numbers added tokens from the model's vocabulary size, not by their saved
+    # ids: with new ids after them they would shift, unless the model's vocabulary holds them.
+    for special in out.get("added_tokens") or []:
+        vocab.setdefault(special["content"], special["id"])
+    next_id = max(vocab.values()) + 1
+    if sorted(vocab.values()) != list(range(next_id)):
+        raise TokenizerError("the base tokenizer's ids are not contiguous (or two tokens share an id); "
+                             "extend can only append after a contiguous vocabulary")
+    added = 0
+    as_strings = bool(model["merges"]) and isinstance(model["merges"][0], str)
+    if any(" " in part for merge in merges for part in merge):
+        as_strings = False
+        model["merges"] = [list(_merge_pair(m)) for m in model["merges"]]
+    for left, right in merges:
+        token = left + right
+        if token not in vocab:
+            vocab[token] = next_id
+            next_id += 1
+            added += 1
+        model["merges"].append(f"{left} {right}" if as_strings else [left, right])
+    return out, added
+
+
+def changed_lines(before, after, documents) -> dict[str, tuple[int, int]]:
+    """Per language: how many lines encode to different ids, out of how many."""
+    by_lang: dict[str, list[str]] = {}
+    for doc in documents:
+        by_lang.setdefault(doc.lang, []).append(doc.text)
+    out = {}
+    for lang, texts in by_lang.items():
+        old = before.encode_batch(texts, add_special_tokens=False)
+        new = after.encode_batch(texts, add_special_tokens=False)
+        out[lang] = (sum(a.ids != b.ids for a, b in zip(old, new)), len(texts))
+    return out
+
+
+def check_old_ids(before, after, n_ids: int) -> None:
+    """Every base id decodes to the same text in the extended tokenizer (else a bug of ours)."""
+    ids = list(range(n_ids))
+    old = before.decode_batch([[i] for i in ids], skip_special_tokens=False)
+    new = after.decode_batch([[i] for i in ids], skip_special_tokens=False)
+    wrong = [i for i, a, b in zip(ids, old, new) if a != b]
+    if wrong:
+        raise RuntimeError(f"{len(wrong)} base ids decode differently after extending (first: {wrong[0]})")
+
+
+def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path, split: str = "keep",
+           check_corpus: list[Path] | None = None, min_frequency: int = 2, force: bool = False,
+           show_progress: bool = False) -> Extended:
+    import tokenizers
+
+    if add < 1:
+        raise UsageError(f"--add {add}: give a positive number of tokens to add")
+    if split not in SPLITS:
+        raise UsageError(f"--split {split!r}: choose one of {', '.join(SPLITS)}")
+    check_output(output, force=force)
+    config = load_base(base_path)
+    corpus = read_corpus(corpus_paths)
+    started = time.perf_counter()
+    base = tokenizers.Tokenizer.from_str(json.dumps(config))
+    working = config
+    if split == "marks":
+        splits = _splits(config.get("pre_tokenizer"))
+        patterns = [s.get("pattern", {}).get("Regex") for s in splits]
+        if not patterns or not all(isinstance(p, str) and r"\p{L}" in p for p in patterns):
+            raise UsageError(f"{base_path}: --split marks needs a Split pre-tokenizer whose regex uses "
+                             r"\p{L}; this one has none")
+        working = json.loads(json.dumps(config))
+        for node in _splits(working["pre_tokenizer"]):
+            node["pattern"]["Regex"] = mark_aware(node["pattern"]["Regex"])
+    resplit = tokenizers.Tokenizer.from_str(json.dumps(working))
+    scripts = sorted(set(corpus.scripts.values()))
+    pairs = script_lead_pairs(scripts)
+    if not pairs:
+        raise UsageError(f"{', '.join(map(str, corpus_paths))}: no script of this corpus "
+                         f"({', '.join(scripts)}) has UTF-8 bytes of its own; extend adds tokens for "
+                         "scripts other than Latin/Common text")
+    merges = learn_merges(resplit, (d.text for d in corpus.documents), add=add, pairs=pairs,
+                          vocab=working["model"]["vocab"], min_frequency=min_frequency,
+                          show_progress=show_progress)
+    new_config, added = extended_config(working, merges)
+    text = json.dumps(new_config, ensure_ascii=False, indent=2)
+    extended = tokenizers.Tokenizer.from_str(text)
+    n_old = base.get_vocab_size(with_added_tokens=True)
+    check_old_ids(base, extended, n_old)
+    held = read_corpus(check_corpus or [samples_dir()])
+    changes = changed_lines(base, extended, held.documents)
+    split_changes = changed_lines(base, resplit, held.documents) if split == "marks" else {}
+    record = {
+        "fertility_version": __version__,
+        "command": "extend",
+        "arguments": {"base": str(base_path), "corpus": [str(p) for p in corpus_paths], "add": add,
+                      "split": split, "min_frequency": min_frequency,
+                      "held_out": [str(p) for p in check_corpus or []] or "bundled samples"},
+        "base": {"sha256": hashlib.sha256(base_path.read_bytes()).hexdigest(), "ids": n_old,
+                 "merges": len(config["model"]["merges"])},
+        "corpus": {"sha256": corpus.sha256, "files": len(corpus.files), "documents": len(corpus.documents),
+                   "scripts": scripts},
+        "added_tokens": added,
+        "first_new_id": n_old if added else None,
+        "added_merges": len(merges),
+        "split_pattern": [s["pattern"]["Regex"] for s in _splits(working.get("pre_tokenizer"))],
+        "held_out_changed_lines": {lang: {"changed": c, "lines": n} for lang, (c, n) in changes.items()},
+        "split_alone_changed_lines": {lang: {"changed": c, "lines": n} for lang, (c, n) in split_changes.items()},
+        "seconds": round(time.perf_counter() - started, 2),
+        "libraries": library_versions(),
+    }
+    write_folder(text, record, output, force=force)
+    return Extended(output, added, record, changes)
