@@ -17,6 +17,7 @@ from fertility.engine.measure import ChunkResult, Observer
 from fertility.engine.profiles import ProfileCache, cache_dir
 from fertility.io.corpus import Corpus, CorpusStream
 from fertility.io.numbers import MAX_JOBS, whole
+from fertility.io.parallel import Parallelism, decide
 from fertility.io.readers import ReadOptions
 from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
@@ -115,7 +116,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True) -> AuditResult:
+          frames: bool = True, parallel: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, or a mapping of
@@ -127,7 +128,8 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     process). `jobs` worker processes (None: every core); `cache` the unit-profile cache
     (True: the user's cache folder, False: none, or a ProfileCache whose `stats` then tell).
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
-    count; JSON needs none).
+    count; JSON needs none). `parallel`: the user states that line i is the same content in
+    every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
@@ -156,10 +158,15 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
     tracked = None
+
+    def parallelism() -> Parallelism:  # once the corpus is read
+        summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
+        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
+
     if sample is not None:  # the sample first, then the shard's slice of it
         from fertility.io.sampling import DocumentCounts
         from fertility.io.sampling import sample as sampled
-        documents = sampled(documents, sample)  # type: ignore[assignment]
+        documents = sampled(documents, sample, aligned=lambda: parallelism().parallel)  # type: ignore[assignment]
     if shard is not None:
         from fertility.results.shards import select
         documents = select(documents, shard)  # type: ignore[assignment]
@@ -188,13 +195,15 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     counts = {(name, lang): total.counts[(t, lang)] for t, name in enumerate(names) for lang in langs
               if (t, lang) in total.counts}
     evidence = assemble(names, loaded, langs, total) if diagnose else None
+    decided = parallelism()
     signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
                                 **named_corpora_settings(stream),
-                                **({"sample": sample.describe()} if sample else {}))
-    findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix,
+                                **({"sample": sample.describe()} if sample else {}),
+                                parallel=decided.to_dict())
+    findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix, parallel=decided,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     token_stats, unseen_tokens = distributions(names, loaded, langs, total)
     return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
@@ -234,7 +243,7 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
                   total: ChunkResult) -> tuple[dict, dict]:
     """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
     tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
-    from fertility.metrics.token_stats import TokenStats, renyi_efficiency, unseen, vocab_size
+    from fertility.metrics.token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
     from fertility.results.model import ALL
 
     rows: dict = {}
@@ -242,12 +251,13 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
     for t, (name, tokenizer) in enumerate(zip(names, loaded)):
         per_lang = {lang: total.tokens[(t, lang)] for lang in langs if (t, lang) in total.tokens}
         every = sum(per_lang.values(), TokenStats())
-        size = vocab_size(tokenizer) if every.ids else None
+        ordinary = ordinary_vocabulary(tokenizer) if every.ids else None
+        size = len(ordinary) if ordinary is not None else None
         for lang, stats in [*per_lang.items(), (ALL, every)]:
             rows[(name, lang)] = {"token_lengths": list(stats.lengths),
                                   "renyi_efficiency": renyi_efficiency(stats.ids, size)}
         if size:
-            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), size)}
+            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), ordinary)}
     return rows, unseen_tokens
 
 

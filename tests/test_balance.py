@@ -9,19 +9,20 @@ import math
 import pytest
 
 from fertility import Counts, UsageError
+from fertility.io.parallel import not_parallel, stated
 from fertility.metrics.balance import (
-    CPT_FALLBACK,
     PARALLEL,
     BudgetRow,
     budget,
     gini,
     inversions,
-    is_parallel,
     parse_mix,
     parse_pairs,
     premiums,
     reordered,
 )
+
+ALIGNED = stated("--parallel", {"eng_Latn": 3, "ben_Beng": 3})
 
 
 def counts(n_chars, n_tokens, n_docs=3):
@@ -32,27 +33,27 @@ def counts(n_chars, n_tokens, n_docs=3):
 
 def test_parallel_premium_is_the_token_ratio():
     per_lang = {"eng_Latn": counts(120, 20), "ben_Beng": counts(100, 60), "deu_Latn": counts(140, 30)}
-    result = premiums(per_lang, "eng_Latn")
-    assert result.method == PARALLEL and result.reference == "eng_Latn"
+    result = premiums(per_lang, "eng_Latn", parallel=ALIGNED)
+    assert result is not None and result.method == PARALLEL and result.reference == "eng_Latn"
     # 60 / 20 and 30 / 20: characters play no part when the text is the same content
     assert result.values == {"eng_Latn": 1.0, "ben_Beng": 3.0, "deu_Latn": 1.5}
 
 
-def test_premium_falls_back_to_chars_per_token_when_document_counts_differ():
-    per_lang = {"eng_Latn": counts(400, 100, n_docs=3), "ben_Beng": counts(100, 50, n_docs=2)}
-    assert not is_parallel(per_lang)
-    result = premiums(per_lang, "eng_Latn")
-    assert result.method == CPT_FALLBACK
-    # eng 4 chars/token, ben 2 chars/token: ben needs 4 / 2 = 2x the tokens per character
-    assert result.values == {"eng_Latn": 1.0, "ben_Beng": 2.0}
-    # the token ratio (50 / 100 = 0.5) would have called ben cheaper
-    assert premiums(per_lang, "eng_Latn", parallel=True).values["ben_Beng"] == 0.5
+def test_no_premium_over_text_that_is_not_parallel_even_with_equal_document_counts():
+    per_lang = {"eng_Latn": counts(400, 100), "ben_Beng": counts(100, 50)}  # 3 documents each
+    assert premiums(per_lang, "eng_Latn", parallel=not_parallel("unrelated text")) is None
 
 
-def test_one_language_is_not_parallel_and_a_missing_reference_is_a_usage_error():
-    assert not is_parallel({"eng_Latn": counts(10, 2)})
+def test_stating_parallel_text_with_unequal_document_counts_is_a_usage_error():
     with pytest.raises(UsageError) as err:
-        premiums({"ben_Beng": counts(10, 5), "hin_Deva": counts(10, 5)}, "eng_Latn")
+        stated("--parallel", {"eng_Latn": 3, "ben_Beng": 2})
+    assert "--parallel" in str(err.value) and "ben_Beng 2, eng_Latn 3" in str(err.value)
+    assert not stated("--parallel", {"eng_Latn": 3}).parallel  # one language: nothing to compare
+
+
+def test_a_missing_reference_is_a_usage_error():
+    with pytest.raises(UsageError) as err:
+        premiums({"ben_Beng": counts(10, 5), "hin_Deva": counts(10, 5)}, "eng_Latn", parallel=ALIGNED)
     message = str(err.value)
     assert "\n" not in message and "eng_Latn" in message and "ben_Beng, hin_Deva" in message
     assert "--reference" in message

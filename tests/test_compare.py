@@ -419,7 +419,8 @@ def test_json_keys(gpt2, small):
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert list(payload) == ["fertility_version", "a", "b", "signature_a", "signature_b", "rows",
-                             "changed_words", "findings_diff"]
+                             "changed_words", "findings_diff", "parallel"]
+    assert payload["parallel"] == payload["signature_a"]["parallel"]  # the samples prove themselves aligned
     assert list(payload["signature_a"]["tokenizers"]) == ["r50k_base"]
     assert list(payload["signature_b"]["tokenizers"]) == ["cl100k_base"]
     assert set(payload["changed_words"][0]) == {"lang", "word", "count", "tokens_a", "tokens_b"}

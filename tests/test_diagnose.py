@@ -16,14 +16,15 @@ import tiktoken
 from click.testing import CliRunner
 from real_files import mistral_file, real_file, shared
 
-from fertility import audit, load_tokenizer
+from fertility import audit as run_audit
+from fertility import load_tokenizer
 from fertility.cli import cli
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import PretokenCounts
 from fertility.diagnose.rules import Thresholds
 from fertility.engine.count import flagged_chars
 from fertility.io.samples import samples_dir
-from fertility.metrics.balance import CPT_FALLBACK, PARALLEL
+from fertility.metrics.balance import PARALLEL
 from fertility.text.units import profile
 
 # Split patterns copied from tiktoken_ext/openai_public.py (r50k_pat_str and cl100k_base).
@@ -38,6 +39,17 @@ TINY = {  # parallel: line i says the same thing in each language; no nukta lett
     "ben_Beng": ["আমরা রোজ ভাত খাই।", "নদীর বাজার ভোরে খোলে।", "নৌকা মাছ আনে।"],
 }
 HAND = {"eng_Latn": ["We eat rice daily"], "ben_Beng": ["আমি ভাত খাই"]}
+
+
+STATED = ("tiny", "pair", "hand", "no_eng")  # hand-made translations, line by line: stated parallel
+
+
+def audit(tokenizers, corpus, **options):
+    """fertility.audit; the hand-made corpora of three lines are too short to prove themselves
+    parallel, but they are translations line by line, so they are stated to be (--parallel).
+    Real corpora (FLORES) prove it; `uneven` and `amharic` are not parallel."""
+    options.setdefault("parallel", any(Path(c).name in STATED for c in corpus))
+    return run_audit(tokenizers, corpus, **options)
 
 
 def write_corpus(folder: Path, texts: dict[str, list[str]]) -> Path:
@@ -206,14 +218,16 @@ def test_gini_over_three_languages_not_two(tok, corpora):
     assert not found(audit([tok["cl100k"]], [corpora["pair"]]), "gini")
 
 
-def test_not_parallel_falls_back_to_chars_per_token(tok, corpora):
+def test_no_premium_over_text_that_is_not_parallel(tok, corpora):
     result = audit([tok["gpt2"]], [corpora["uneven"]])
-    assert one(result, "not-parallel").measured == {"method": CPT_FALLBACK}
-    ben, eng = result.counts[("r50k_base", "ben_Beng")], result.counts[("r50k_base", "eng_Latn")]
-    premium = one(result, "premium", "ben_Beng")
-    assert premium.measured["method"] == CPT_FALLBACK
-    assert premium.measured["premium"] == pytest.approx((eng.n_chars / eng.n_tokens) / (ben.n_chars / ben.n_tokens))
-    assert not found(audit([tok["gpt2"]], [corpora["pair"]]), "not-parallel")
+    decided = result.parallel
+    assert decided.parallel is False and decided.established is None and "differ in line count" in decided.why
+    assert not found(result, "premium", "ben_Beng") and not found(result, "gini")
+    assert result.to_dict()["signature"]["parallel"] == decided.to_dict()  # said once, in the signature
+    # three aligned lines are too few to prove alignment: without --parallel, no premium either
+    unstated = run_audit([tok["gpt2"]], [corpora["pair"]])
+    assert "too few" in unstated.parallel.why and not found(unstated, "premium", "ben_Beng")
+    assert audit([tok["gpt2"]], [corpora["pair"]]).parallel.established == "stated"
 
 
 def test_no_reference_and_another_reference(tok, corpora):
@@ -374,7 +388,8 @@ def run(*args):
 
 
 def test_json_findings_contract(corpora):
-    result = run("audit", "-t", str(real_file("gpt2.tiktoken")), "-f", "json", "-q", str(corpora["pair"]))
+    result = run("audit", "-t", str(real_file("gpt2.tiktoken")), "-f", "json", "-q", "--parallel",
+                 str(corpora["pair"]))
     assert result.exit_code == 0, result.output
     findings = json.loads(result.stdout)["findings"]
     assert {f["code"] for f in findings} >= {"premium", "pretokenizer-ceiling", "marks-cut", "grapheme-cuts"}
@@ -395,8 +410,10 @@ def test_markdown_and_table_have_a_findings_section(corpora):
     markdown = run("audit", "-t", gpt2, "-f", "markdown", str(corpora["pair"]))
     assert "\n## Findings\n" in markdown.stdout
     assert "- **error** `pretokenizer-ceiling` r50k_base ben_Beng: " in markdown.stdout
-    table = run("audit", "-t", gpt2, str(corpora["pair"]))
+    table = run("audit", "-t", gpt2, "--parallel", str(corpora["pair"]))
     assert "Findings (" in table.stdout and "[error] premium r50k_base ben_Beng:" in table.stdout
+    unstated = run("audit", "-t", gpt2, str(corpora["pair"])).stdout  # three lines prove no alignment
+    assert "[error] premium" not in unstated and unstated.count("no premiums: 3 lines per language") == 1
     assert "## Findings" not in run("audit", "-t", gpt2, "-f", "markdown", "--no-findings",
                                     str(corpora["pair"])).stdout
 

@@ -19,6 +19,7 @@ from real_files import real_file
 
 from fertility import load_tokenizer
 from fertility.backends import sniff_format
+from fertility.backends._gguf_read import read_metadata
 from fertility.cli import cli
 from fertility.errors import TokenizerError
 
@@ -261,5 +262,29 @@ def test_an_audit_with_findings_of_a_wordpiece_gguf_lists_its_vocabulary():
     listed = json.loads(result.stdout)["vocabulary"]["ggml-vocab-bert-bge"]
     raw = load_tokenizer(str(vocab("bert-bge"))).tokenizer
     assert listed["size"] == raw.get_vocab_size(with_added_tokens=True)
-    assert listed["n_special"] == 1 and listed["by_script"]["Beng"] == sum(
+    # control tokens ([PAD], [CLS], [SEP], [MASK]) and the unknown token, as the file's token types say
+    types = read_metadata(vocab("bert-bge"))["tokenizer.ggml.token_type"].tolist()
+    assert listed["n_special"] == sum(1 for kind in types if kind in (2, 3)) == 5
+    assert listed["by_script"]["Beng"] == sum(
         1 for token in raw.get_vocab() if any("\u0980" <= c <= "\u09ff" for c in token))
+
+
+def test_the_unknown_token_of_a_wordpiece_gguf_is_counted_whatever_its_type(tmp_path):
+    """BERT GGUF files type [UNK] (tokenizer.ggml.unknown_token_id, 100) as a control token; the
+    id llama.cpp emits for a word it cannot spell is still the unknown token (it showed 0 unknown
+    tokens on Amharic, which the same vocabulary as a tokenizer.json spells mostly as [UNK])."""
+    path = vocab("bert-bge")
+    meta = read_metadata(path)
+    unk = int(meta["tokenizer.ggml.unknown_token_id"])
+    assert meta["tokenizer.ggml.token_type"][unk] == 3  # control
+    from real_files import shared
+
+    from fertility import audit
+
+    lines = (shared("flores200", "devtest") / "amh_Ethi.txt").read_text(encoding="utf-8").splitlines()[:50]
+    tokenizer = load_tokenizer(str(path))
+    expected = sum(tokenizer.ids(line).count(unk) for line in lines)
+    (tmp_path / "amh_Ethi.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = audit([tokenizer], [tmp_path / "amh_Ethi.txt"], diagnose=False, cache=False)
+    counts = result.counts[(tokenizer.name, "amh_Ethi")]
+    assert counts.n_unknown_tokens == expected > len(lines)

@@ -170,3 +170,27 @@ def test_renyi_efficiency_does_not_depend_on_the_order_ids_were_seen():
     ids = Counter({i: (i * 7919) % 1000 + 1 for i in range(5000)})
     reordered = Counter(dict(sorted(ids.items(), key=lambda kv: (kv[1], -kv[0]))))
     assert renyi_efficiency(ids, 100_000) == renyi_efficiency(reordered, 100_000)
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:cl100k_base", "spm", "hf", "tekken", "gguf-llama-bpe", "gguf-llama-spm",
+                                  "gguf-bert-bge", "bytes"])
+def test_the_ordinary_vocabulary_is_the_listing_without_special_tokens(spec):
+    """Rényi efficiency's V and the ids never produced count vocab.ordinary_ids: for every
+    backend, the listed entries that are not special, control or unused (the unknown token kept)."""
+    import numpy as np
+    from test_engine import tokenizer
+
+    from fertility.backends.vocab import ORDINARY_KINDS, SPECIAL, UNKNOWN, entries, ordinary_ids
+
+    loaded = tokenizer(spec)
+    listed = entries(loaded)
+    found = ordinary_ids(loaded)
+    if listed is None:
+        assert found is None
+        return
+    assert np.array_equal(found, [index for index, _, kind in listed if kind in ORDINARY_KINDS])
+    kinds = {kind for _, _, kind in listed}
+    if spec in ("spm", "hf", "gguf-bert-bge", "gguf-llama-spm", "gguf-llama-bpe"):
+        assert SPECIAL in kinds and len(found) < len(listed)  # BOS/EOS, [CLS], control tokens: left out
+    if spec in ("spm", "hf", "gguf-bert-bge", "gguf-llama-spm"):
+        assert UNKNOWN in kinds  # and the unknown token kept

@@ -69,8 +69,8 @@ def values(spec: dict) -> list[dict]:
 def test_byte_premium_and_premium_split_by_hand(tmp_path):
     """bytes(ben)/bytes(eng) from the raw text; premium from tiktoken's own token counts; the
     tokenizer part is their quotient."""
-    corpus = pair_corpus(tmp_path / "corpus")
-    result = run("audit", "-q", "-t", CL100K, "-f", "json", corpus)
+    corpus = pair_corpus(tmp_path / "corpus")  # two lines translated by hand: stated parallel
+    result = run("audit", "-q", "-t", CL100K, "-f", "json", "--parallel", corpus)
     assert result.exit_code == 0, result.output
     rows = {r["lang"]: r for r in json.loads(result.stdout)["rows"]}
     byte_premium = sum(len(s.encode("utf-8")) for s in BEN) / sum(len(s.encode("utf-8")) for s in ENG)
@@ -227,7 +227,8 @@ def test_budget_chart_for_a_mix_is_balance_budget(tmp_path):
                {(r.lang, "token share"): r.token_share for r in rows}
     assert {(v["lang"], v["measure"]): v["share"] for v in values(spec)} == expected
     assert spec["facet"]["row"]["field"] == "tokenizer"
-    assert "budget" not in charts_of(audit_for_report([CL100K], [tmp_path / "c"]))  # parallel, no mix
+    assert "budget" not in charts_of(audit_for_report([CL100K], [tmp_path / "c"], parallel=True))  # parallel, no mix
+    assert "budget" in charts_of(audit_for_report([CL100K], [tmp_path / "c"]))  # two lines prove no alignment
 
 
 def test_compare_ratio_chart_and_retrain_before_after(live, tmp_path):

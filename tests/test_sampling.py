@@ -57,12 +57,30 @@ def test_sample_is_deterministic_per_seed_and_holds_n_documents(sampled):
 
 
 def test_sample_bytes_reaches_the_size_with_the_fewest_documents():
-    result = fertility.audit(["bytes"], files(), jobs=1, cache=False, diagnose=False,
+    """Text that is not parallel (Bengali of dev, English and Thai of devtest): each language
+    keeps the fewest smallest keys whose bytes reach the size."""
+    dev, devtest = shared("flores200", "dev"), shared("flores200", "devtest")
+    unaligned = [str(dev / "ben_Beng.txt"), str(devtest / "eng_Latn.txt"), str(devtest / "tha_Thai.txt")]
+    result = fertility.audit(["bytes"], unaligned, jobs=1, cache=False, diagnose=False,
                              sample=Sample(bytes=parse_size("20k"), seed=1))
+    assert not result.parallel.parallel
     for lang in LANGS:
         n_bytes = result.counts[("bytes", lang)].n_bytes
         assert n_bytes >= 20_000
         assert n_bytes < 20_000 + 2_000  # one FLORES line at most past the size
+
+
+def test_sample_bytes_of_parallel_text_keeps_the_same_lines_in_every_language():
+    """FLORES devtest proves itself parallel: every language keeps the lines the language with
+    the most bytes per line needs to reach the size, so premiums stay over the same content."""
+    result = fertility.audit(["bytes"], files(), jobs=1, cache=False, diagnose=False,
+                             sample=Sample(bytes=parse_size("20k"), seed=1))
+    assert result.parallel.established == "proven"
+    counts = {lang: result.counts[("bytes", lang)] for lang in LANGS}
+    assert len({c.n_docs for c in counts.values()}) == 1
+    heaviest = max(counts.values(), key=lambda c: c.n_bytes)
+    assert 20_000 <= heaviest.n_bytes < 20_000 + 2_000
+    assert counts["eng_Latn"].n_bytes < 20_000  # English writes the same lines in fewer bytes
 
 
 def test_cli_sampling_json_table_and_shards(tmp_path):

@@ -52,6 +52,9 @@ class Tokens(NamedTuple):
 
     `counts[i]` tokens belong to text i, in order. Spans are UTF-8 byte offsets, or character
     offsets when `in_chars` (the engine converts them with the character table it already has).
+    Character offsets give every byte piece of one character that whole character's span;
+    `piece_bytes` (per token, the bytes of text a byte token stands for; -1 for tokens of whole
+    characters) lets `_common.exact_piece_spans` give each piece its own bytes after that.
     """
 
     counts: np.ndarray
@@ -62,6 +65,7 @@ class Tokens(NamedTuple):
     in_chars: bool = False
     ids: np.ndarray | None = None  # token ids (Rényi efficiency, unseen tokens), when known
     tiled: bool = False  # spans laid end to end by construction: already in text order
+    piece_bytes: np.ndarray | None = None  # with in_chars: see above
 
 
 class PreTokenizer(NamedTuple):

@@ -100,6 +100,59 @@ def byte_piece_spans(starts: np.ndarray, ends: np.ndarray, is_byte: np.ndarray) 
     return new_starts, np.where(is_byte, new_starts + 1, ends)
 
 
+def exact_piece_spans(starts: np.ndarray, ends: np.ndarray, piece_bytes: np.ndarray | None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Byte spans made from character offsets -> each token's own bytes.
+
+    Hugging Face `tokenizers` reports character offsets, so a token holding only some bytes of
+    a character gets the whole character: the byte-fallback pieces of one character share its
+    span, and a byte-level token ending inside a character overlaps the next one, which then
+    seems to start at the character's first byte (inside a word's first character, it would
+    not count as a continuation; its length would be the whole character's). The "▁" a
+    SentencePiece-style tokenizer puts in front of the text gets the first character's span too.
+
+    Tokens whose spans overlap form a run. `piece_bytes` says, per token, how many bytes of the
+    text it stands for where its span cannot: a byte piece its own bytes, the prefix "▁" none;
+    -1 for tokens of whole characters (their span is right; their length is its width). The
+    pieces of a run are consecutive bytes of the text (byte-level BPE and byte fallback both
+    cut bytes in order), so:
+
+    - when the lengths add up to the run's bytes, each token gets its bytes, in order: exact
+      (the prefix "▁" becomes empty, at the start);
+    - when a run of pieces only adds up to more (a space the runtime added in front, or one
+      `trim_offsets` left out of the first token's span), they are laid from the run's end
+      and the first one clipped to the run's start: exact for every boundary in the text;
+    - otherwise the run keeps the spans the library reported: a normalizer dropped bytes, or
+      made two characters of one (NFD makes ে + া of ো) and each became a token, so no byte
+      of the original character belongs to one of them more than to the other.
+    """
+    n = len(starts)
+    if n < 2 or piece_bytes is None:
+        return starts, ends
+    overlap = np.zeros(n, dtype=bool)
+    overlap[1:] = starts[1:] < np.maximum.accumulate(ends)[:-1]
+    if not overlap.any():
+        return starts, ends
+    first = np.flatnonzero(~overlap)  # each run's first token
+    run = np.cumsum(~overlap) - 1
+    pieces = piece_bytes >= 0
+    lengths = np.where(pieces, piece_bytes, ends - starts)
+    several = np.diff(np.append(first, n)) >= 2
+    only_pieces = np.add.reduceat((~pieces).astype(np.int64), first) == 0
+    total = np.add.reduceat(lengths, first)
+    run_start, run_end = starts[first], np.maximum.reduceat(ends, first)
+    envelope = run_end - run_start
+    before = np.cumsum(lengths) - lengths  # bytes of the earlier tokens (all runs)
+    offset = before - before[first][run]  # bytes of the earlier tokens of the same run
+    forward = several & (total == envelope)
+    backward = several & only_pieces & (total > envelope)
+    new_starts = np.where(forward[run], run_start[run] + offset,
+                          np.where(backward[run], run_end[run] - (total[run] - offset), starts))
+    new_ends = np.where(forward[run] | backward[run], new_starts + lengths, ends)
+    low = run_start[run]
+    return np.maximum(new_starts, low), np.maximum(new_ends, low)
+
+
 def concatenate(encoded: list[Encoded], sizes: list[int]) -> Tokens:
     """Per-text Encoded spans -> one Tokens in the texts' concatenation (`sizes` in bytes)."""
     counts = np.fromiter((len(e.starts) for e in encoded), dtype=np.int64, count=len(encoded))

@@ -331,9 +331,22 @@ class GGUFTokenizer(HFEncoding):
         self._tokenizer = tokenizer
         self._n_tokens = len(tokens)
         self._unknown = types == UNKNOWN
+        # the id llama.cpp emits for what it cannot spell, whatever its type says (BERT files type
+        # [UNK] as a control token; a WordPiece vocabulary then showed no unknown token at all)
+        self._unk_id = _token_id(meta, "tokenizer.ggml.unknown_token_id", {"bert": 100, "llama": 0}.get(model, -1),
+                                 tokens, path)
+        if self._unk_id is not None:
+            self._unknown[self._unk_id] = True
         self._byte = types == BYTE
+        self._piece_bytes = np.where(self._byte, 1, -1).astype(np.int64)  # <0xE0>: one byte each
+        if model == "llama" and meta.get("tokenizer.ggml.add_space_prefix", True) and "\u2581" in tokens:
+            self._piece_bytes[tokens.index("\u2581")] = 0  # the "▁" put before the text: no byte of it
         if model == "gpt2":
-            self._byte = self._byte | _partial_byte_level(tokens)
+            partial = _partial_byte_level(tokens)
+            self._byte = self._byte | partial
+            self._piece_bytes[partial] = [len(tokens[i]) for i in np.flatnonzero(partial)]
+        self._tokens, self._types = tokens, types
+        self._listing: tuple | None = None  # vocabulary(), once listed
         self.model = model
         self.pre = meta.get("tokenizer.ggml.pre")
         self.digest = _tokenizer_digest(meta)
@@ -362,6 +375,33 @@ class GGUFTokenizer(HFEncoding):
             seen = normalizer.normalize_str(text) if normalizer is not None else text
             return seen, [offsets for _, offsets in pre.pre_tokenize_str(seen)]
         return PreTokenizer(f"llama.cpp {self.pre or self.model}", split)
+
+    def vocabulary(self) -> list[tuple[int, bytes | None, str]]:
+        """(id, bytes, kind) per token, kinds from the file's token types (as vocab.entries
+        lists other backends): control tokens are special, as llama.cpp treats them; the
+        rebuilt `tokenizers` object alone would call them ordinary."""
+        from fertility.backends import vocab as listing
+
+        from ._hf import _byte_level_alphabet
+
+        if self._listing is not None:
+            return list(self._listing)
+        alphabet = _byte_level_alphabet() if self.model == "gpt2" else {}
+        kinds = {CONTROL: listing.SPECIAL, UNKNOWN: listing.UNKNOWN, UNUSED: listing.UNUSED}
+        out: list[tuple[int, bytes | None, str]] = []
+        for index, (token, kind) in enumerate(zip(self._tokens, self._types.tolist())):
+            if index == self._unk_id:
+                out.append((index, None, listing.UNKNOWN))
+            elif kind in kinds:
+                out.append((index, None, kinds[kind]))
+            elif kind == BYTE and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+                out.append((index, bytes([int(token[3:5], 16)]), listing.BYTE))
+            elif alphabet and all(c in alphabet for c in token):
+                out.append((index, bytes(alphabet[c] for c in token), listing.NORMAL))
+            else:
+                out.append((index, token.replace("\u2581", " ").encode("utf-8"), listing.NORMAL))
+        self._listing = tuple(out)
+        return out
 
     def info(self) -> dict[str, str]:
         return {

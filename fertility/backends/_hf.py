@@ -18,7 +18,7 @@ from fertility.errors import TokenizerError
 from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
 
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
-from ._common import char_spans_to_bytes, display_name, native_errors, sha256_file
+from ._common import char_spans_to_bytes, display_name, exact_piece_spans, native_errors, sha256_file
 
 
 def _locate(reference: str) -> Path:
@@ -36,27 +36,32 @@ def _locate(reference: str) -> Path:
 
 class HFEncoding:
     """Encoding through a `tokenizers.Tokenizer` (`_tokenizer`), with per-id kinds (`_unknown`,
-    `_byte`) and the file named in errors (`path`): shared by tokenizer.json and GGUF files."""
+    `_byte`), the bytes of text each byte token stands for (`_piece_bytes`, -1 for tokens of
+    whole characters) and the file named in errors (`path`): shared by tokenizer.json and GGUF
+    files."""
 
     _tokenizer: tokenizers.Tokenizer
     _unknown: np.ndarray
     _byte: np.ndarray
+    _piece_bytes: np.ndarray
     path: Path
 
     def encode(self, texts: list[str]) -> list[Encoded]:
-        """Offsets are characters: two byte tokens of one character share its span."""
+        """Byte spans: the library's character offsets, then each byte piece's own bytes."""
         out = []
         with native_errors(self.path):
             batch = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         for text, enc in zip(texts, batch):
             starts, ends = char_spans_to_bytes(text, enc.offsets)
             ids = np.asarray(enc.ids, dtype=np.int64)
+            starts, ends = exact_piece_spans(starts, ends, self._piece_bytes[ids])
             out.append(Encoded(starts, ends, self._unknown[ids], self._byte[ids], ids))
         return out
 
     def encode_many(self, texts: list[str]) -> Tokens:
         """Character spans in the texts' concatenation; the engine turns them into bytes with
-        the character table its unit profile already holds."""
+        the character table its unit profile already holds, then gives byte pieces their own
+        bytes (`piece_bytes`)."""
         with native_errors(self.path):
             encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         counts = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
@@ -67,7 +72,7 @@ class HFEncoding:
         sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         offsets += np.repeat(np.cumsum(sizes) - sizes, counts)[:, None]
         return Tokens(counts, offsets[:, 0], offsets[:, 1], self._unknown[ids], self._byte[ids], in_chars=True,
-                      ids=ids)
+                      ids=ids, piece_bytes=self._piece_bytes[ids])
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         with native_errors(self.path):
@@ -84,14 +89,15 @@ class HFTokenizer(HFEncoding):
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
         _check_ids(path, tokenizer)
-        _check_unknown_token(path, tokenizer)
+        config = json.loads(tokenizer.to_str())  # once, after the ids are checked: a large vocabulary takes 1 s
+        _check_unknown_token(path, tokenizer, config)
         self._had_padding = tokenizer.padding is not None
         self._had_truncation = tokenizer.truncation is not None
         tokenizer.no_padding()
         tokenizer.no_truncation()
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
-        self._unknown, self._byte = _token_kinds(path, tokenizer)
+        self._unknown, self._byte, self._piece_bytes = _token_kinds(tokenizer, config)
         self.path = path
         self.name = name or display_name(path)
 
@@ -136,10 +142,10 @@ def _check_ids(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
         check_token_id(path, largest, f"the id of token {token[:40]!r}", TokenizerError)
 
 
-def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
+def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: dict) -> None:
     """WordPiece and WordLevel need their unknown token in the vocabulary: without it the
     library fails on the first word it cannot spell, in the middle of an audit."""
-    model = json.loads(tokenizer.to_str()).get("model") or {}
+    model = config.get("model") or {}
     kind = model.get("type") or type(tokenizer.model).__name__
     if kind not in ("WordPiece", "WordLevel"):
         return
@@ -163,16 +169,17 @@ def _byte_level_alphabet() -> dict[str, int]:
     return chars
 
 
-def _token_kinds(path: Path, tokenizer: tokenizers.Tokenizer) -> tuple[np.ndarray, np.ndarray]:
+def _token_kinds(tokenizer: tokenizers.Tokenizer, config: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per id: is it the unknown token; is it raw bytes (`<0xE0>` fallback, or a byte-level
-    token that is not whole UTF-8 characters)? The tables are sized by the largest id (checked
+    token that is not whole UTF-8 characters); and for those raw bytes, how many bytes of
+    text it stands for (-1 for every other id). The tables are sized by the largest id (checked
     on load, by `_check_ids`)."""
-    config = json.loads(tokenizer.to_str())
     model = config.get("model") or {}
     vocab = tokenizer.get_vocab(with_added_tokens=True)
     largest = max(vocab.values(), default=-1)
     size = largest + 1
     unknown, byte = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+    piece_bytes = np.full(size, -1, dtype=np.int64)
     unk_token = model.get("unk_token")
     if isinstance(unk_token, str) and unk_token in vocab:
         unknown[vocab[unk_token]] = True
@@ -180,15 +187,36 @@ def _token_kinds(path: Path, tokenizer: tokenizers.Tokenizer) -> tuple[np.ndarra
         unknown[model["unk_id"]] = True
     byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
     alphabet = _byte_level_alphabet() if byte_level else {}
+    if "\u2581" in vocab and _prepends_metaspace(config):  # the "▁" put before the text: no byte of it
+        piece_bytes[vocab["\u2581"]] = 0
     for token, index in vocab.items():
         if model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
             byte[index] = True
+            piece_bytes[index] = 1
         elif alphabet and all(c in alphabet for c in token):
             try:
                 bytes(alphabet[c] for c in token).decode("utf-8")
             except UnicodeDecodeError:
                 byte[index] = True
-    return unknown, byte
+                piece_bytes[index] = len(token)  # one alphabet character per byte
+    return unknown, byte, piece_bytes
+
+
+def _prepends_metaspace(config: dict) -> bool:
+    """Whether the tokenizer puts a "▁" in front of the text (a Metaspace pre-tokenizer that
+    prepends, or a Prepend normalizer): that "▁" alone is a token standing for no byte of it."""
+    def found(part) -> bool:
+        if isinstance(part, dict):
+            if part.get("type") == "Metaspace" and (part.get("prepend_scheme", "always") != "never"
+                                                    and part.get("add_prefix_space", True)):
+                return True
+            if part.get("type") == "Prepend" and part.get("prepend") == "\u2581":
+                return True
+            return any(found(value) for value in part.values())
+        if isinstance(part, list):
+            return any(found(value) for value in part)
+        return False
+    return found(config.get("pre_tokenizer")) or found(config.get("normalizer"))
 
 
 def _describe(pre_tokenizer: dict) -> str:

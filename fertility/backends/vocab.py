@@ -24,14 +24,19 @@ OTHER = "other"
 _SCRIPT = regex.compile("|".join(f"(?P<{code}>[\\p{{Script={name}}}]+)" for code, name in SCRIPT_NAMES.items())
                         + r"|(?P<Zyyy>[\p{Script=Common}\p{Script=Inherited}]+)|(?P<other>.)", regex.DOTALL)
 
-NORMAL, SPECIAL, BYTE, UNUSED = "normal", "special", "byte", "unused"
+NORMAL, SPECIAL, BYTE, UNUSED, UNKNOWN = "normal", "special", "byte", "unused", "unknown"
+# The ordinary vocabulary, for every backend: the ids a text can produce when special tokens are
+# neither added nor parsed, as fertility counts. Ordinary and byte pieces and the unknown token
+# are in it; special and control tokens (BOS/EOS, chat markers, reserved slots, [CLS], [SEP],
+# [PAD], [MASK]) and unused ids are not. Rényi efficiency's V and the ids never produced count it.
+ORDINARY_KINDS = (NORMAL, BYTE, UNKNOWN)
 
 
 @dataclass(frozen=True)
 class VocabAllocation:
     size: int
     by_script: dict[str, int]  # decodable normal entries per script code (Zyyy, mixed, other too)
-    n_special: int = 0  # special, control, added and unknown tokens
+    n_special: int = 0  # special, control and added special tokens, and the unknown token
     n_byte: int = 0  # single-byte fallback pieces
     n_undecodable: int = 0  # entries that are not whole UTF-8 text (byte fragments included)
     n_unused: int = 0
@@ -115,6 +120,51 @@ def entries(tokenizer: Any) -> list[tuple[int, bytes | None, str]] | None:
     return listing(source)
 
 
+def ordinary_ids(tokenizer: Any) -> Any:
+    """The ids of the ordinary vocabulary (ORDINARY_KINDS), sorted, as a numpy array; None for
+    a tokenizer without a vocabulary (the baselines). The ids of `entries` whose kind is
+    ordinary; for a Hugging Face file the same set is found without listing every entry's
+    bytes (a second or more for Llama-3), from its added tokens (tested to agree)."""
+    import numpy as np
+
+    found = _vocabulary(tokenizer)
+    if found is None:
+        return None
+    kind, source = found
+    if kind == "encoding":  # tiktoken (and Tekken): ranks only, specials never built in
+        return np.sort(np.fromiter(source._mergeable_ranks.values(), dtype=np.int64))
+    if kind == "tokenizer":
+        return _hf_ordinary_ids(source)
+    listed = entries(tokenizer) or []
+    return np.asarray([index for index, _, what in listed if what in ORDINARY_KINDS], dtype=np.int64)
+
+
+def _hf_ordinary_ids(tokenizer) -> Any:
+    """Every id but the special added tokens, the unknown token kept (as `_hf_entries` says)."""
+    import numpy as np
+
+    ids = np.sort(np.fromiter(tokenizer.get_vocab(with_added_tokens=True).values(), dtype=np.int64))
+    special = {index for index, token in tokenizer.get_added_tokens_decoder().items() if token.special}
+    unknown = _hf_unknown_id(tokenizer)
+    special.discard(unknown)
+    return ids[~np.isin(ids, np.fromiter(special, dtype=np.int64, count=len(special)))] if special else ids
+
+
+def _hf_unknown_id(tokenizer, config: dict | None = None) -> int | None:
+    """The unknown token's id: the model's `unk_token` (BPE, WordPiece, WordLevel) or `unk_id`
+    (Unigram, read from the serialized model only then)."""
+    unk = getattr(tokenizer.model, "unk_token", None)
+    if isinstance(unk, str) and unk:
+        return tokenizer.token_to_id(unk)
+    if type(tokenizer.model).__name__ != "Unigram":
+        return None
+    if config is None:
+        import json
+        config = json.loads(tokenizer.to_str())
+    unk_id = (config.get("model") or {}).get("unk_id")
+    return unk_id if isinstance(unk_id, int) else None
+
+
 def size(tokenizer: Any) -> int | None:
     """`len(entries(tokenizer))` without listing them (an audit needs only the number)."""
     found = _vocabulary(tokenizer)
@@ -140,7 +190,9 @@ def _tiktoken_entries(encoding) -> list[tuple[int, bytes | None, str]]:
 def _spm_entries(processor) -> list[tuple[int, bytes | None, str]]:
     out: list[tuple[int, bytes | None, str]] = []
     for index in range(processor.get_piece_size()):
-        if processor.IsControl(index) or processor.IsUnknown(index):
+        if processor.IsUnknown(index):
+            out.append((index, None, UNKNOWN))
+        elif processor.IsControl(index):
             out.append((index, None, SPECIAL))
         elif processor.IsUnused(index):
             out.append((index, None, UNUSED))
@@ -167,16 +219,15 @@ def _hf_entries(tokenizer) -> list[tuple[int, bytes | None, str]]:
             tokenizer.normalizer = normalizer
     model = config.get("model") or {}
     special = {t["id"] for t in config.get("added_tokens") or [] if t.get("special")}
-    if isinstance(model.get("unk_token"), str):
-        unk = tokenizer.token_to_id(model["unk_token"])
-        if unk is not None:
-            special.add(unk)
+    unknown = _hf_unknown_id(tokenizer, config)
     byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
     alphabet = _byte_level_alphabet() if byte_level else {}
     prefix = model.get("continuing_subword_prefix") or ""
     out: list[tuple[int, bytes | None, str]] = []
     for token, index in sorted(tokenizer.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1]):
-        if index in special:
+        if index == unknown:
+            out.append((index, None, UNKNOWN))
+        elif index in special:
             out.append((index, None, SPECIAL))
         elif model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
             out.append((index, bytes([int(token[3:5], 16)]), BYTE))
@@ -210,7 +261,8 @@ def allocation(tokenizer: Any, *, examples: int = 8) -> VocabAllocation | None:
             decodable.append((index, text))
     scripts.update(scripts_of([text for _, text in decodable]))
     unreachable, shown = _unreachable(tokenizer, decodable, examples)
-    return VocabAllocation(size=len(listed), by_script=dict(scripts.most_common()), n_special=kinds[SPECIAL],
+    return VocabAllocation(size=len(listed), by_script=dict(scripts.most_common()),
+                           n_special=kinds[SPECIAL] + kinds[UNKNOWN],
                            n_byte=kinds[BYTE], n_undecodable=undecodable, n_unused=kinds[UNUSED],
                            n_unreachable=unreachable, unreachable_examples=shown)
 

@@ -226,6 +226,10 @@ def cli():
     """Audit tokenizers across languages: how much text each language gets per token."""
 
 
+PARALLEL_HELP = ("State that line i is the same content in every language (premiums need it; "
+                 "aligned files such as FLORES-200 and NTREX prove it themselves).")
+
+
 TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content), "
                   f"SCHEME:REF with scheme {', '.join(BACKENDS)}, a hub id ORG/NAME[@REVISION] (its "
                   "tokenizer files, downloaded once into the Hugging Face cache), or a model name tiktoken "
@@ -247,7 +251,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content), 
 @click.option("--shard", type=options.SHARD, metavar="K/N",
               help="Audit only the K-th of N deterministic slices (counts only); `fertility merge` sums the parts.")
 @click.option("--sample-docs", type=options.SAMPLE_DOCS, metavar="N",
-              help="Audit a hash-based sample of N documents per language (with 95%% intervals).")
+              help="Audit a hash-based sample of N documents per language (with 95% intervals).")
 @click.option("--sample-bytes", type=options.SIZE, metavar="SIZE", help="Sample about SIZE (500k, 10MB) of text per language.")
 @click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed of --sample-docs/--sample-bytes.")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
@@ -265,6 +269,7 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content), 
                    "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
               help="Language premiums are measured against.")
+@click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--mix", metavar="LANG=SHARE,...",
               help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3) for the token budget.")
 @click.option("--findings/--no-findings", default=True, show_default=True,
@@ -277,8 +282,8 @@ TOKENIZER_HELP = (f"Tokenizer spec, repeatable: a path (recognised by content), 
 @output_options
 @hub_options
 def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
-          seed, engine, scheduler, per_file, by, pattern, normalize, reference, mix, findings, quiet, jobs, no_cache,
-          fmt, output, force):
+          seed, engine, scheduler, per_file, by, pattern, normalize, reference, parallel, mix, findings, quiet, jobs,
+          no_cache, fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
@@ -317,7 +322,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
-                           scheduler=scheduler, frames=fmt != "json")
+                           scheduler=scheduler, frames=fmt != "json", parallel=parallel)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
@@ -571,6 +576,7 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
 @click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--per-file", is_flag=True, help="One document per file instead of per line.")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
@@ -578,7 +584,7 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @output_options
 @hub_options
-def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, output, force):
+def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, quiet, fmt, output, force):
     """Two tokenizers side by side on the same corpora (default: the bundled samples).
 
     A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
@@ -593,7 +599,7 @@ def compare(a, b, corpus, per_file, reference, pattern, normalize, quiet, fmt, o
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
-                                 normalize=normalize, progress=progress)
+                                 normalize=normalize, progress=progress, parallel=parallel)
     if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render_compare.print_comparison(console, comparison, width=console.width)
         return
@@ -632,25 +638,32 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
 @click.option("--max-regression", type=options.NUMBER, help="Largest relative chars/token loss per language vs --baseline.")
 @click.option("--reference", help="Reference language for premiums (default eng_Latn).")
+@click.option("--parallel", is_flag=True, default=None, help=PARALLEL_HELP + " Key: parallel = true.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
                    "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("--junit", type=click.Path(path_type=Path), help="Write JUnit XML: one test per threshold.")
 @click.option("--summary", type=click.Path(path_type=Path),
               help="Append a markdown summary here (default: $GITHUB_STEP_SUMMARY when set).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "html"]), default="table", show_default=True,
-              help="html: the checks with the audit's charts, as one self-contained page.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the table or page here (`-`: stdout).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json", "html"]), default="table",
+              show_default=True, help="json: the verdict (schema_version 1: each threshold's limit, measured "
+                                      "value and pass/fail, and the signature); html: the checks with the "
+                                      "audit's charts, as one self-contained page.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the table, JSON or page here (`-`: stdout).")
 @click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
 @hub_options
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print nothing on a pass or a failed threshold: the exit code tells (files asked for are written).")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
-          max_unknown_share, baseline, max_regression, reference, normalize, junit, summary, fmt, output, force):
+          max_unknown_share, baseline, max_regression, reference, parallel, normalize, junit, summary, fmt, output,
+          force, quiet):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
 
     Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
-    tokenizer, corpus, per_file, reference, pattern, baseline, max_regression,
+    tokenizer, corpus, per_file, reference, parallel, pattern, normalize, baseline, max_regression,
     min_chars_per_token, max_premium, max_grapheme_cut_share, max_unknown_share; per-language
-    limits as tables, "*" for every language); options override the file.
+    limits as tables, "*" for every language); options override the file. max_premium needs
+    parallel text: aligned files, or parallel = true.
     """
     from fertility.gate import find_config, load_config, parse_config, resolve_paths
     from fertility.gate import run as run_gate
@@ -668,7 +681,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "max_grapheme_cut_share": _limits(max_grapheme_cut_share, "--max-grapheme-cut-share"),
                  "max_unknown_share": _limits(max_unknown_share, "--max-unknown-share"),
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
-                 "reference": reference, "normalize": normalize}
+                 "reference": reference, "normalize": normalize, "parallel": parallel}
     table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
     checked = table.get("corpus")
     checked = [checked] if isinstance(checked, str) else checked if isinstance(checked, list) else []
@@ -691,9 +704,19 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if fmt == "html":
         from fertility.report.contents import gate_report
         from fertility.report.html import page
-        write_or_echo(page(gate_report(report)), output, force)
-    elif output is not None:
-        write_or_echo(render.gate_text(report.checks), output, force)
+        text = page(gate_report(report))
+    elif fmt == "json":
+        text = report.to_json()
+    else:
+        text = render.gate_text(report.checks) if output is not None else None
+    if output is not None:
+        write_output(output, text or "", force=force)
+        if not quiet:
+            click.echo(f"wrote {output}", err=True)
+    elif quiet:
+        pass
+    elif text is not None:
+        click.echo(text, nl=False)
     else:
         render.print_gate(make_console(), report.checks)
     if target is not None:
@@ -705,6 +728,8 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if junit is not None:
         write_output(junit, report.junit(), force=True)
     if not report.passed:
+        if quiet:
+            raise click.exceptions.Exit(EXIT_THRESHOLD_FAILED)
         raise _Failure(report.verdict(), EXIT_THRESHOLD_FAILED)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
-from fertility.metrics.balance import CPT_FALLBACK, budget, gini, inversions, is_parallel, premiums
+from fertility.io.parallel import NOT_RECORDED, Parallelism
+from fertility.metrics.balance import budget, gini, inversions, premiums
 from fertility.results.model import Counts, ratio
 
 from .evidence import Evidence
@@ -77,11 +78,12 @@ def _char_label(char: str) -> str:
 
 def diagnose(tokenizers: tuple[str, ...], counts: dict[tuple[str, str], Counts], evidence: Evidence | None,
              *, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
-             thresholds: Thresholds = Thresholds()) -> list[Finding]:
+             parallel: Parallelism = NOT_RECORDED, thresholds: Thresholds = Thresholds()) -> list[Finding]:
+    """Findings per tokenizer; premiums and their Gini only where `parallel` says the text is."""
     findings: list[Finding] = []
     for tokenizer in tokenizers:
         per_lang = {lang: c for (tok, lang), c in counts.items() if tok == tokenizer}
-        findings += _balance(tokenizer, per_lang, reference, mix, thresholds)
+        findings += _balance(tokenizer, per_lang, reference, mix, parallel, thresholds)
         findings += _coverage(tokenizer, per_lang, evidence, thresholds)
         if evidence is not None:
             findings += _pretokenizer(tokenizer, per_lang, evidence, reference, thresholds)
@@ -91,15 +93,12 @@ def diagnose(tokenizers: tuple[str, ...], counts: dict[tuple[str, str], Counts],
     return sorted(findings, key=lambda f: (order[f.severity], tokenizers.index(f.tokenizer)))
 
 
-def _balance(tokenizer, per_lang, reference, mix, t) -> list[Finding]:
+def _balance(tokenizer, per_lang, reference, mix, parallel: Parallelism, t) -> list[Finding]:
     out: list[Finding] = []
-    if reference in per_lang and len(per_lang) > 1:
-        result = premiums(per_lang, reference)
-        if result.method == CPT_FALLBACK:
-            out.append(Finding("not-parallel", "info", tokenizer, None, {"method": result.method},
-                               "corpora are not parallel (languages differ in document count): premiums "
-                               "use the ratio of chars/token instead of token counts",
-                               "audit line-aligned translations (FLORES-200, NTREX) for true premiums"))
+    # Over text that is not parallel there is no premium and no Gini of premiums; why is said
+    # once, by the corpus's decision (the table's note, the signature's `parallel`), not per tokenizer.
+    result = premiums(per_lang, reference, parallel=parallel) if reference in per_lang and len(per_lang) > 1 else None
+    if result is not None:
         for lang, premium in sorted(result.values.items(), key=lambda kv: -kv[1]):
             if lang == reference or not premium >= t.premium_warning:
                 continue
@@ -120,13 +119,13 @@ def _balance(tokenizer, per_lang, reference, mix, t) -> list[Finding]:
                                f"tokenizer fairness Gini over {len(values)} languages: {gini(values):.3f} "
                                "(0 = every language pays the same)", "compare tokenizers with "
                                "`fertility compare`; lower is fairer"))
-    elif reference not in per_lang:
+    elif reference not in per_lang and parallel.parallel:
         out.append(Finding("no-reference", "info", tokenizer, None, {"reference": reference},
                            f"reference language {reference} is not in the corpus: no premiums",
                            "pass --reference with one of the corpus languages"))
     # Parallel text is not a data mix (its shares only reflect how long each script writes
     # the same content; the premium says it all): the budget is for a real or a given mix.
-    if mix or (len(per_lang) > 1 and not is_parallel(per_lang)):
+    if mix or (len(per_lang) > 1 and not parallel.parallel):
         rows = budget(per_lang, mix)
         for row in inversions(rows, threshold=t.budget_shift):
             if row.token_share <= row.content_share:

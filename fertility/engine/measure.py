@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fertility.backends import Encoded, Tokenizer, Tokens
-from fertility.backends._common import concatenate
+from fertility.backends._common import concatenate, exact_piece_spans
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import CutExample, PretokenCounts
 from fertility.engine import evidence as chunk_evidence
@@ -76,8 +76,9 @@ def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Token
     tokens = encode_many(texts) if encode_many is not None else \
         concatenate(tokenizer.encode(texts), prof.doc_bytes.tolist())
     if tokens.in_chars:
-        tokens = tokens._replace(starts=prof.char_starts[tokens.starts], ends=prof.char_starts[tokens.ends],
-                                 in_chars=False)
+        starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
+                                         tokens.piece_bytes)
+        tokens = tokens._replace(starts=starts, ends=ends, in_chars=False, piece_bytes=None)
     return tokens
 
 

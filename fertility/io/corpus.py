@@ -25,6 +25,7 @@ from fertility.limits import MAX_DOCUMENT_BYTES, human
 from fertility.text.units import CODE, detect_script, is_known_script
 
 from .iso639 import CODES
+from .parallel import FileLayout, LayoutRecorder
 from .readers import (
     LAST_SEGMENT,
     RECORD_FORMATS,
@@ -86,6 +87,8 @@ class Corpus:
     files: tuple[str, ...]
     sha256: str
     doc_mode: str
+    layouts: tuple[FileLayout, ...] = ()  # per file, what shows whether the corpus is parallel
+    n_docs: dict[str, int] = dataclasses.field(default_factory=dict)  # documents read per language
 
 
 
@@ -326,6 +329,9 @@ class CorpusStream:
         self._sampled_chars: dict[str, int] = {}
         self._once = ReadOnce()
         self._open = False  # a document's text is in the hash, its closing NUL not yet
+        self._doc_counts: dict[str, int] = {}
+        self._layouts: list[FileLayout] = []
+        self._layout: LayoutRecorder | None = None  # the file being read
 
     def sources(self, root: Path | str | NamedCorpus) -> list[Source]:
         if root == "-":
@@ -363,6 +369,7 @@ class CorpusStream:
         handle = open_source(source)
         first, column = 1, 1  # the line being read, and the column a segment of it starts at
         held_cr = ""  # a CR ending a segment: the line's end if a newline follows
+        segment_chars = 0  # characters of the long line read so far in segments
         with handle:
             try:
                 for data, kind in line_blocks(handle, block_bytes=self.BLOCK_BYTES, line_bytes=chunks.PIECE_BYTES):
@@ -381,15 +388,20 @@ class CorpusStream:
                             text = text.removesuffix("\n").removesuffix("\r")
                         elif text.endswith("\r"):
                             text, held_cr = text[:-1], "\r"
+                        segment_chars += len(text)
                         yield first, [text], len(data), kind
                         if kind == LAST_SEGMENT:
-                            first, column = first + 1, 1
+                            if self._layout is not None:  # a long line is one non-empty line
+                                self._layout.long_line(first, segment_chars)
+                            first, column, segment_chars = first + 1, 1, 0
                         continue
                     lines = text.split("\n")
                     if text.endswith("\n"):
                         lines.pop()
                     if "\r" in text:
                         lines = [line.removesuffix("\r") for line in lines]
+                    if self._layout is not None:
+                        self._layout.block(first, lines, [line for line in lines if line.strip()])
                     yield first, lines, len(data), WHOLE
                     first += len(lines)
             except (OSError, EOFError) as err:
@@ -454,7 +466,11 @@ class CorpusStream:
                 for number, record_lang, text in records(source, handle, options, bad):
                     file_digest.update(f"{record_lang}\0{text}\0".encode())
                     if text.strip():
+                        if self._layout is not None:
+                            self._layout.record(number, text, record_lang or lang)
                         yield record_lang or lang, number, text
+                    elif self._layout is not None:
+                        self._layout.skipped(number)
             except (OSError, EOFError) as err:
                 raise CorpusError(f"{source.name}: cannot read ({getattr(err, 'strerror', None) or err})") from None
         self.skipped_records += bad.skipped
@@ -488,6 +504,7 @@ class CorpusStream:
                     warnings.simplefilter("always")
                     lang, script = language_of(source.path, source.root)
                 plain = split_suffix(PurePath(source.name).name)[1] not in RECORD_FORMATS
+                self._layout = LayoutRecorder(source.name, lang)
                 runs = self._text_runs(source, lang, whole_lines=not blocks) if plain \
                     else self._record_runs(source, lang, group=blocks)
                 found = False
@@ -510,6 +527,8 @@ class CorpusStream:
                 if source.name != "-":
                     self._once.content(Path(source.name), self._file_sha256)
                 self.files.append(source.name)
+                self._layouts.append(self._layout.layout())
+                self._layout = None
 
     def documents(self):
         """Whole documents: a document read in pieces is joined again, up to MAX_DOCUMENT_BYTES
@@ -546,6 +565,7 @@ class CorpusStream:
         starting = texts[1:] if continues else texts
         if starting:
             self.n_documents += len(starting)
+            self._doc_counts[lang] = self._doc_counts.get(lang, 0) + len(starting)
             prefix = f"{lang}\0"
             parts.append(("\0" if self._open else "") + prefix + f"\0{prefix}".join(starting))
             self._open = True
@@ -565,4 +585,5 @@ class CorpusStream:
         digest.update(("\0" if self._open else "").encode() + self.doc_mode.encode())
         scripts = {lang: script or detect_script(" ".join(self._samples.get(lang, [])))
                    for lang, script in self._declared.items()}
-        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode)
+        return Corpus((), scripts, tuple(self.files), digest.hexdigest(), self.doc_mode, tuple(self._layouts),
+                      dict(self._doc_counts))

@@ -1,11 +1,14 @@
 """Sampling per language (`--sample-docs N`, `--sample-bytes SIZE`) and 95% intervals over the
 sampled documents.
 
-The sample is hash-based: each document gets a key, a hash of the seed, its language, its index
-within that language and its text; a language keeps the N documents with the smallest keys (or
-the fewest smallest keys whose bytes reach SIZE). It streams (only the sample is held), it is
-the same for any --jobs, shard or chunking, and it is yielded in reading order. Shards of a
-sampled audit take their slice of the same sample.
+The sample is hash-based: each document gets a key, a hash of the seed and its index within its
+language (line i of a language has the same key in every language); a language keeps the N
+documents with the smallest keys (or the fewest smallest keys whose bytes reach SIZE). A parallel
+corpus (parallel.py) therefore keeps the same lines in every language: with N documents this
+follows from the keys; with SIZE, every language keeps as many lines as the language that
+reaches SIZE with the fewest (the one with the most bytes per line), so all keep the same ones.
+It streams (only the sample is held), it is the same for any --jobs, shard or chunking, and it
+is yielded in reading order. Shards of a sampled audit take their slice of the same sample.
 
 Intervals: a ratio such as chars_per_token is a ratio estimator R = sum(y) / sum(x) over the
 sampled documents; its 95% interval is R +- 1.96 * SE with the linearization (delta method)
@@ -17,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import regex
@@ -55,23 +58,25 @@ class Sample:
 
     def describe(self) -> str:
         size = f"{self.docs} documents" if self.docs is not None else f"{self.bytes} bytes"
-        return (f"{size} per language, seed {self.seed}, smallest blake2b(seed, lang, index in lang, "
-                "text) keys, in reading order")
+        return (f"{size} per language, seed {self.seed}, smallest blake2b(seed, index in lang) keys "
+                "(the same lines in every language of a parallel corpus), in reading order")
 
 
-def _key(seed: int, lang: str, index: int, text: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\0{lang}\0{index}\0{text}".encode(), digest_size=16).digest()
+def _key(seed: int, index: int) -> bytes:
+    return hashlib.blake2b(f"{seed}\0{index}".encode(), digest_size=16).digest()
 
 
-def sample(documents: Iterable, plan: Sample) -> Iterator:
-    """The sampled documents (with `.lang` and `.text`) in reading order."""
+def sample(documents: Iterable, plan: Sample, *, aligned: Callable[[], bool] | None = None) -> Iterator:
+    """The sampled documents (with `.lang` and `.text`) in reading order. `aligned()`, asked once
+    every document has been seen, says whether the corpus is parallel: then a byte-sized sample
+    keeps the same lines in every language."""
     heaps: dict[str, list] = {}  # per language: max-heap of (negated key, position, doc, n_bytes)
     sizes: dict[str, int] = {}
     seen: dict[str, int] = {}
     for position, doc in enumerate(documents):
         index = seen.get(doc.lang, 0)
         seen[doc.lang] = index + 1
-        key = _key(plan.seed, doc.lang, index, doc.text)
+        key = _key(plan.seed, index)
         negated = bytes(255 - b for b in key)
         heap = heaps.setdefault(doc.lang, [])
         n_bytes = len(doc.text.encode("utf-8"))
@@ -86,6 +91,9 @@ def sample(documents: Iterable, plan: Sample) -> Iterator:
         assert plan.bytes is not None
         while sizes[doc.lang] - heap[0][3] >= plan.bytes:  # still SIZE without the largest key
             sizes[doc.lang] -= heapq.heappop(heap)[3]
+    if plan.bytes is not None and len(heaps) > 1 and aligned is not None and aligned():
+        fewest = min(len(heap) for heap in heaps.values())  # the same smallest keys in every language
+        heaps = {lang: heapq.nlargest(fewest, heap) for lang, heap in heaps.items()}
     kept = sorted((item[1], item[2]) for heap in heaps.values() for item in heap)
     for _, doc in kept:
         yield doc

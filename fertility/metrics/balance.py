@@ -1,9 +1,10 @@
 """Balance across languages: premium against a reference, fairness Gini, and the token budget.
 
 Premium (Petrov et al. 2023) is tokens(lang) / tokens(reference) on parallel text: how many
-times more tokens the same content costs. Without parallel text we fall back to the ratio of
-chars/token, and say so. The budget compares each language's share of the content with its
-share of the tokens: a mix set in tokens quietly gives expensive languages less text.
+times more tokens the same content costs. It exists only over parallel text, as the corpus's one
+`Parallelism` decision says (parallel.py): elsewhere there is no premium, only per-language
+ratios, and the decision says why. The budget compares each language's share of the content
+with its share of the tokens: a mix set in tokens quietly gives expensive languages less text.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from dataclasses import dataclass
 
 from fertility.errors import UsageError
 from fertility.io.numbers import real
+from fertility.io.parallel import Parallelism
 from fertility.results.model import Counts, ratio
 
 PARALLEL = "parallel token ratio"
-CPT_FALLBACK = "chars/token ratio (corpora not parallel)"
 
 
 @dataclass(frozen=True)
@@ -26,23 +27,15 @@ class Premiums:
     values: dict[str, float]  # language -> premium (1.0 for the reference)
 
 
-def is_parallel(counts: dict[str, Counts]) -> bool:
-    """Parallel corpora have the same number of documents in every language (line i ~ line i)."""
-    return len(counts) > 1 and len({c.n_docs for c in counts.values()}) == 1
-
-
-def premiums(counts: dict[str, Counts], reference: str, *, parallel: bool | None = None) -> Premiums:
+def premiums(counts: dict[str, Counts], reference: str, *, parallel: Parallelism) -> Premiums | None:
+    """Token premiums against `reference`, or None when the text is not parallel."""
     if reference not in counts:
         raise UsageError(f"reference language {reference} is not in the corpus "
                          f"(languages: {', '.join(sorted(counts))}); choose one with --reference")
-    parallel = is_parallel(counts) if parallel is None else parallel
+    if not parallel.parallel:
+        return None
     ref = counts[reference]
-    if parallel:
-        values = {lang: ratio(c.n_tokens, ref.n_tokens) for lang, c in counts.items()}
-        return Premiums(reference, PARALLEL, values)
-    ref_cpt = ratio(ref.n_chars, ref.n_tokens)
-    values = {lang: ratio(ref_cpt, ratio(c.n_chars, c.n_tokens)) for lang, c in counts.items()}
-    return Premiums(reference, CPT_FALLBACK, values)
+    return Premiums(reference, PARALLEL, {lang: ratio(c.n_tokens, ref.n_tokens) for lang, c in counts.items()})
 
 
 def gini(values: list[float]) -> float:

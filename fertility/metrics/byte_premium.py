@@ -13,28 +13,31 @@ import itertools
 import math
 from collections.abc import Mapping
 
+from fertility.io.parallel import Parallelism
 from fertility.results.model import Counts, ratio
 
-from .balance import is_parallel, premiums
+from .balance import premiums
 
 
-def byte_premiums(counts: Mapping[str, Counts], reference: str) -> dict[str, float]:
+def byte_premiums(counts: Mapping[str, Counts], reference: str, *, parallel: Parallelism) -> dict[str, float]:
     """bytes(lang) / bytes(reference) per language; NaN for all when the corpus is not
     parallel (then the byte counts are of different contents) or lacks the reference."""
-    if reference not in counts or not is_parallel(dict(counts)):
+    if reference not in counts or not parallel.parallel:
         return {lang: math.nan for lang in counts}
     ref = counts[reference].n_bytes
     return {lang: ratio(c.n_bytes, ref) for lang, c in counts.items()}
 
 
-def premium_split(counts: Mapping[str, Counts], reference: str) -> dict[str, dict[str, float]]:
+def premium_split(counts: Mapping[str, Counts], reference: str, *, parallel: Parallelism
+                  ) -> dict[str, dict[str, float]]:
     """Per language: token premium, byte premium (encoding part) and their quotient (the
     tokenizer part). NaN where the corpus is not parallel or has no reference."""
-    if reference not in counts or not is_parallel(dict(counts)):
+    found = premiums(dict(counts), reference, parallel=parallel) if reference in counts else None
+    if found is None:
         nan = {"premium": math.nan, "byte_premium": math.nan, "tokenizer_premium": math.nan}
         return {lang: dict(nan) for lang in counts}
-    token = premiums(dict(counts), reference).values
-    byte = byte_premiums(counts, reference)
+    token = found.values
+    byte = byte_premiums(counts, reference, parallel=parallel)
     return {lang: {"premium": token[lang], "byte_premium": byte[lang],
                    "tokenizer_premium": token[lang] / byte[lang] if byte[lang] else math.nan}
             for lang in counts}
@@ -63,12 +66,14 @@ def gini_of_lorenz(points: list[tuple[float, float]]) -> float:
     return 1 - 2 * area
 
 
-def balance_json(counts: Mapping[str, Counts], reference: str) -> dict:
+def balance_json(counts: Mapping[str, Counts], reference: str, *, parallel: Parallelism) -> dict:
     """The audit JSON's `balance` entry of one tokenizer: the Gini over the languages' premiums
-    (as the `gini` finding states it) with the Lorenz curve's points."""
-    if reference not in counts or len(counts) < 2:
+    (as the `gini` finding states it) with the Lorenz curve's points; none over text that is
+    not parallel (the signature's `parallel` says why)."""
+    result = premiums(dict(counts), reference, parallel=parallel) \
+        if reference in counts and len(counts) >= 2 else None
+    if result is None:
         return {"reference": reference, "method": None, "gini": None, "lorenz": []}
-    result = premiums(dict(counts), reference)
     points = lorenz(result.values)
     gini = gini_of_lorenz(points)
     return {"reference": reference, "method": result.method, "gini": None if math.isnan(gini) else gini,

@@ -6,8 +6,13 @@ chunks, files and worker processes give exactly the whole corpus's. From the id 
 
 - Rényi efficiency (Zouhar et al. 2023, "Tokenization and the Noiseless Channel", alpha = 2.5):
   H_alpha(p) / log V with H_alpha(p) = 1/(1 - alpha) * log(sum_i p_i^alpha), p the unigram
-  distribution of token ids on the corpus and V the vocabulary size. Information only.
-- Tokens never produced: vocabulary ids that no token of the corpus has.
+  distribution of token ids on the corpus and V the size of the ordinary vocabulary. Information
+  only.
+- Tokens never produced: ids of the ordinary vocabulary that no token of the corpus has.
+
+The ordinary vocabulary is one rule for every backend (vocab.ORDINARY_KINDS): the ids a text can
+produce as fertility counts (special tokens neither added nor parsed), so special and control
+tokens and unused ids are left out, the unknown token kept.
 """
 
 from __future__ import annotations
@@ -65,17 +70,20 @@ def renyi_efficiency(ids: Counter, vocab_size: int | None, alpha: float = RENYI_
     return (math.log(power) / (1 - alpha)) / math.log(vocab_size)
 
 
-def unseen(stats: Iterable[TokenStats], vocab_size: int | None) -> int | None:
-    """How many of the vocabulary's ids no token of the corpus has (None without a vocabulary)."""
-    if not vocab_size:
+def unseen(stats: Iterable[TokenStats], ordinary: np.ndarray | None) -> int | None:
+    """How many ids of the ordinary vocabulary no token of the corpus has (None without one)."""
+    if ordinary is None or not len(ordinary):
         return None
     seen: set[int] = set()
     for item in stats:
-        seen.update(i for i in item.ids if 0 <= i < vocab_size)
-    return vocab_size - len(seen)
+        seen.update(item.ids)
+    found = np.fromiter(seen, dtype=np.int64, count=len(seen))
+    return int(len(ordinary) - np.count_nonzero(np.isin(ordinary, found)))
 
 
-def vocab_size(tokenizer) -> int | None:
-    from fertility.backends.vocab import size
+def ordinary_vocabulary(tokenizer) -> np.ndarray | None:
+    """The ids of the tokenizer's ordinary vocabulary (see above); None without a vocabulary."""
+    from fertility.backends.vocab import ordinary_ids
 
-    return size(tokenizer) or None
+    found = ordinary_ids(tokenizer)
+    return found if found is not None and len(found) else None

@@ -62,6 +62,8 @@ def print_comparison(console: Console, comparison: Comparison, *, width: int | N
     print_unclipped(console, shown)
     if dropped:
         console.print(dropped_note(dropped), style="dim", markup=False)
+    if comparison.premiums_note:
+        console.print(comparison.premiums_note, style="dim", markup=False)
     console.print(f"A: {comparison.signature_a.short()}", style="dim", markup=False, soft_wrap=True)
     console.print(f"B: {comparison.signature_b.short()}", style="dim", markup=False, soft_wrap=True)
     if comparison.changed_words:
@@ -81,6 +83,8 @@ def to_json(comparison: Comparison) -> str:
                "signature_a": comparison.signature_a.to_dict(), "signature_b": comparison.signature_b.to_dict(),
                "rows": [json_value(r) for r in comparison.frame.to_dict(orient="records")],
                "changed_words": comparison.changed_words, "findings_diff": comparison.findings_diff}
+    if comparison.parallel is not None:  # whether premium_a/premium_b are premiums, and why
+        payload["parallel"] = comparison.parallel.to_dict()
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -98,6 +102,8 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(f"| {r['lang']} | {_num(r['chars_per_token_a'])} | {_num(r['chars_per_token_b'])} | "
                      f"{_signed(r['chars_per_token_diff'])} | {_num(r['chars_per_token_ratio'], 3)} | {_interval(r)} | "
                      f"{_num(r['premium_a'])} | {_num(r['premium_b'])} |")
+    if comparison.premiums_note:
+        lines += ["", comparison.premiums_note]
     if comparison.changed_words:
         lines += ["", "Most changed words:", ""]
         lines += [f"- {w['lang']} `{w['word']}`: {w['tokens_a']:.1f} → {w['tokens_b']:.1f} tokens ({w['count']}×)"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fertility.metrics.balance import budget, is_parallel
+from fertility.metrics.balance import budget
 from fertility.metrics.byte_premium import balance_json, premium_split
 from fertility.results.model import ALL, AuditResult
 
@@ -45,20 +45,21 @@ def audit_report(result: AuditResult, *, findings: bool | None = None) -> Report
 def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Path], *, doc_mode: str = "line",
                      pattern: str | None = None, normalize: str | None = None, progress=None,
                      diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
-                     jobs: int | None = 1, cache: bool = True) -> Report:
+                     jobs: int | None = 1, cache: bool = True, parallel: bool = False) -> Report:
     """Audit, then the report of its JSON (the library's way to `audit -f html`)."""
     from fertility.audit import audit
 
     result = audit(list(tokenizers), list(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
                    progress=progress, diagnose=diagnose, reference=reference, mix=mix, jobs=jobs, cache=cache,
-                   frames=False)
+                   frames=False, parallel=parallel)
     return audit_report(result)
 
 
 def language_rows(result: AuditResult) -> list[dict[str, Any]]:
     """The audit frame's rows (every column it has, so metrics added to the frame later show
     up too) with the premium split: what the table and the charts show."""
-    split = {t: premium_split(result.counts_for(t), result.reference) for t in result.tokenizers}
+    split = {t: premium_split(result.counts_for(t), result.reference, parallel=result.parallel)
+             for t in result.tokenizers}
     rows = []
     for row in result.to_frame().to_dict(orient="records"):
         stats = result.token_stats.get((row["tokenizer"], row["lang"]), {})
@@ -83,7 +84,8 @@ def charts_of(report: Report) -> dict[str, dict[str, Any]]:
         out["chars-per-token"] = charts.chars_per_token(rows)
         if any(not _nan(r.get("premium")) for r in rows):
             out["premium"] = charts.premium(rows, result.reference)
-        balance = {t: balance_json(result.counts_for(t), result.reference) for t in result.tokenizers}
+        balance = {t: balance_json(result.counts_for(t), result.reference, parallel=result.parallel)
+                   for t in result.tokenizers}
         if any(entry["lorenz"] for entry in balance.values()):
             out["lorenz"] = charts.lorenz(balance)
         budget_rows = _budget_rows(result, report.mix)
@@ -115,7 +117,7 @@ def _budget_rows(result: AuditResult, mix: dict[str, float] | None) -> list[dict
     rows = []
     for name in result.tokenizers:
         counts = result.counts_for(name)
-        if len(counts) < 2 or not (mix or not is_parallel(counts)):
+        if len(counts) < 2 or not (mix or not result.parallel.parallel):
             continue
         for row in budget(counts, mix):
             rows.append({"tokenizer": name, "lang": row.lang, "script": result.scripts[row.lang],
@@ -136,7 +138,8 @@ def retrain_report(after: AuditResult) -> Report:
         a, b = after.tokenizers
         result_a, result_b = after.one(a), after.one(b)
         comparison = Comparison(a, b, result_a.signature, result_b.signature,
-                                join(result_a, result_b, reference=after.reference), intervals=False)
+                                join(result_a, result_b, reference=after.reference), intervals=False,
+                                parallel=after.parallel)
     return Report("fertility retrain: the new tokenizer on held-out text", after, comparison=comparison,
                   retrain=True)
 
@@ -181,8 +184,12 @@ def combined(result_a: AuditResult, result_b: AuditResult, a: str, b: str) -> Au
         tuple(replace(f, tokenizer=b) for f in result_b.findings)
     vocabularies = {**({a: result_a.vocabularies[old_a]} if old_a in result_a.vocabularies else {}),
                     **({b: result_b.vocabularies[old_b]} if old_b in result_b.vocabularies else {})}
+    from fertility.compare import shared_parallelism
+
     signature = replace(result_a.signature, tokenizers={a: result_a.signature.tokenizers[old_a],
-                                                        b: result_b.signature.tokenizers[old_b]})
+                                                        b: result_b.signature.tokenizers[old_b]},
+                        extra={**result_a.signature.extra,
+                               "parallel": shared_parallelism(result_a, result_b).to_dict()})
     return AuditResult(signature=signature, tokenizers=(a, b), scripts=dict(result_a.scripts), counts=counts,
                        findings=findings, diagnosed=result_a.has_findings and result_b.has_findings,
                        reference=result_a.reference, vocabularies=vocabularies)

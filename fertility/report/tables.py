@@ -134,7 +134,17 @@ def findings_markdown(findings, *, examples: int = 3) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = ()) -> list[str]:
+def premiums_note(frame: pd.DataFrame, signature: Mapping) -> str | None:
+    """Why there are no premiums, once, when the corpus is not parallel (several languages)."""
+    from fertility.io.parallel import recorded
+
+    if len(set(frame["lang"]) - {ALL}) < 2:
+        return None
+    parallel = recorded(Signature.from_dict(dict(signature)).extra)
+    return None if parallel.parallel else parallel.note()
+
+
+def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = (), signature: Mapping | None = None) -> list[str]:
     """Footnotes a reader needs to read the numbers right."""
     unspaced = sorted(set(frame["script"]) & UNSPACED_SCRIPTS)
     out = []
@@ -145,6 +155,9 @@ def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = ()) -> list[str]:
                "graphemes are extended grapheme clusters.")
     if dropped:
         out.append(dropped_note([_DISPLAY[c][0] for c in dropped]))
+    no_premiums = premiums_note(frame, signature) if signature is not None else None
+    if no_premiums:
+        out.append(no_premiums)
     return out
 
 
@@ -171,7 +184,8 @@ def to_markdown(frame: pd.DataFrame, signature: Mapping, *, findings=None) -> st
     for row in frame.itertuples(index=False):
         cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *(f"- {note}" for note in notes(frame)), f"- signature: `{Signature.from_dict(signature).short()}`"]
+    lines += ["", *(f"- {note}" for note in notes(frame, signature=signature)),
+              f"- signature: `{Signature.from_dict(signature).short()}`"]
     return "\n".join(lines) + "\n" + findings_markdown(findings or [])
 
 
@@ -199,7 +213,7 @@ def print_table(console: Console, frame: pd.DataFrame, signature: Mapping, *, fi
     `width`: drop columns to fit it (None: every column, however wide)."""
     shown, dropped = fit_columns(lambda columns: table(frame, columns), WIDE_COLUMNS, DROP_ORDER, width)
     print_unclipped(console, shown)
-    for note in notes(frame, dropped=dropped):
+    for note in notes(frame, dropped=dropped, signature=signature):
         console.print(note, style="dim", markup=False)
     console.print(f"signature: {Signature.from_dict(signature).short()}", style="dim", markup=False,
                   soft_wrap=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fertility.errors import InputError
+from fertility.io.parallel import Parallelism, recorded
 from fertility.text.units import is_spaced
 
 from .signature import Signature, SignatureError
@@ -134,6 +135,11 @@ class AuditResult:
         return dict(self.pretokens)
 
     @property
+    def parallel(self) -> Parallelism:
+        """Whether premiums exist for these counts, as the signature records it (parallel.py)."""
+        return recorded(self.signature.extra)
+
+    @property
     def has_findings(self) -> bool:
         """Whether findings were looked for (an empty tuple then means none were found)."""
         return self.diagnosed if self.diagnosed is not None else self.evidence is not None
@@ -192,7 +198,7 @@ class AuditResult:
         from fertility.metrics.byte_premium import balance_json, premium_split
         from fertility.version import __version__
 
-        split = {t: premium_split(self.counts_for(t), self.reference) for t in self.tokenizers}
+        split = {t: premium_split(self.counts_for(t), self.reference, parallel=self.parallel) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
                  (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
                   | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
@@ -203,7 +209,8 @@ class AuditResult:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
         # added by issue 11, after the keys older readers know
         payload["reference"] = self.reference
-        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference)) for t in self.tokenizers}
+        payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference, parallel=self.parallel))
+                              for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
         if self.unseen_tokens:  # added by issue 11 phase 2

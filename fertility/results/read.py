@@ -124,6 +124,11 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     reference = data.get("reference", "eng_Latn")
     if not isinstance(reference, str):
         raise Invalid("reference is not a string")
+    from fertility.io.parallel import Parallelism
+    try:  # whether premiums exist: one decision, read by every command from here
+        Parallelism.from_dict(signature.extra.get("parallel"))
+    except ValueError as err:
+        raise Invalid(str(err)) from None
     return cls(signature=signature, tokenizers=names, scripts=dict(sorted(scripts.items())),
                counts=counts, findings=findings, diagnosed="findings" in data, reference=reference,
                vocabularies=_vocabularies(data.get("vocabulary", {}), names), missing=frozenset(missing),

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from fertility.errors import InputError, UsageError
 from fertility.io.numbers import MAX_SHARDS
+from fertility.io.parallel import not_parallel
 
 from .model import AuditResult, Counts
 
@@ -141,6 +142,9 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     extra = {k: v for k, v in first.signature.extra.items() if k not in ("shard", "shard_slicing")}
     extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {missing})"
                                                            if missing else ""))
+    if missing and extra.get("parallel", {}).get("parallel"):  # every N-th document: not the same lines
+        extra["parallel"] = not_parallel(f"merged without shards {missing}, so the "
+                                         "languages keep different lines of the corpus").to_dict()
     extra["findings"] = "not available after a merge (parts carry counts only)"
     extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "
                                  "not available after a merge (parts carry no id counts)")

@@ -1,11 +1,10 @@
 """Parity on held-out text, honestly: premiums and the Gini with bootstrap intervals, and a dev
 set that is never the evaluation set.
 
-On parallel text (every language has the same number of lines, line i translating line i) the
+On parallel text (line i translating line i in every language, as parallel.py decides) the
 premium of a language is tokens(lang) / tokens(reference), and the bootstrap resamples line
 indices once per round for all languages together, so each round's Gini is computed on the same
-content in every language. Without parallel text premiums fall back to the chars/token ratio
-(balance.CPT_FALLBACK) and each language's lines are resampled on their own.
+content in every language. Text that is not parallel has no premiums: the caller says why.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from fertility.errors import UsageError
 from fertility.io.corpus import Corpus
-from fertility.metrics.balance import CPT_FALLBACK, PARALLEL, gini
+from fertility.metrics.balance import PARALLEL, gini
 
 ROUNDS = 1000
 LEVEL = 0.95
@@ -74,6 +73,8 @@ def line_tokens(tokenizer, corpus: Corpus) -> tuple[dict[str, list[int]], dict[s
 
 def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, reference: str,
                   rounds: int = ROUNDS, seed: int = 0, level: float = LEVEL) -> ParityReport:
+    """Premiums and the Gini with bootstrap intervals over the lines of parallel text (the
+    caller has decided that it is: parallel.py), and each language's chars/token."""
     import numpy as np
 
     if reference not in tokens:
@@ -82,28 +83,17 @@ def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, 
     langs = sorted(tokens)
     tok = {lang: np.asarray(tokens[lang], dtype=np.int64) for lang in langs}
     chr_ = {lang: np.asarray(chars[lang], dtype=np.int64) for lang in langs}
-    parallel = len(langs) > 1 and len({len(t) for t in tok.values()}) == 1
+    if len({len(t) for t in tok.values()}) > 1:
+        raise UsageError("parity needs parallel text: the held-out languages differ in line count")
     rng = np.random.default_rng(seed)
 
-    def premiums_of(t: dict, c: dict) -> dict[str, np.ndarray]:
+    def premiums_of(t: dict) -> dict[str, np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
-            if parallel:
-                return {lang: t[lang] / t[reference] for lang in langs}
-            ref = c[reference] / t[reference]
-            return {lang: ref / (c[lang] / t[lang]) for lang in langs}
+            return {lang: t[lang] / t[reference] for lang in langs}
 
-    point = premiums_of({k: np.asarray([v.sum()]) for k, v in tok.items()},
-                        {k: np.asarray([v.sum()]) for k, v in chr_.items()})
-    if parallel:
-        picks = rng.integers(0, len(tok[reference]), size=(rounds, len(tok[reference])))
-        sums_t = {lang: tok[lang][picks].sum(axis=1) for lang in langs}
-        sums_c = {lang: chr_[lang][picks].sum(axis=1) for lang in langs}
-    else:
-        sums_t, sums_c = {}, {}
-        for lang in langs:
-            picks = rng.integers(0, len(tok[lang]), size=(rounds, len(tok[lang])))
-            sums_t[lang], sums_c[lang] = tok[lang][picks].sum(axis=1), chr_[lang][picks].sum(axis=1)
-    boot = premiums_of(sums_t, sums_c)
+    point = premiums_of({k: np.asarray([v.sum()]) for k, v in tok.items()})
+    picks = rng.integers(0, len(tok[reference]), size=(rounds, len(tok[reference])))
+    boot = premiums_of({lang: tok[lang][picks].sum(axis=1) for lang in langs})
     ginis = np.asarray([gini([float(boot[lang][r]) for lang in langs]) for r in range(rounds)])
     tails = [(1 - level) / 2, (1 + level) / 2]
 
@@ -114,8 +104,7 @@ def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, 
     premiums = {lang: interval(float(point[lang][0]), boot[lang]) for lang in langs}
     value = gini([premiums[lang].value for lang in langs])
     cpt = {lang: float(chr_[lang].sum() / tok[lang].sum()) if tok[lang].sum() else math.nan for lang in langs}
-    return ParityReport(reference, PARALLEL if parallel else CPT_FALLBACK, premiums, interval(value, ginis),
-                        cpt, rounds, level)
+    return ParityReport(reference, PARALLEL, premiums, interval(value, ginis), cpt, rounds, level)
 
 
 def _file_hashes(corpus: Corpus) -> dict[str, str]:

@@ -26,6 +26,7 @@ from fertility.errors import FertilityError, OutputError, UsageError
 from fertility.io.corpus import Corpus, read_corpus
 from fertility.io.numbers import MAX_TEMPERATURE, MAX_WEIGHT, MIN_TEMPERATURE, real
 from fertility.io.output import check_folder_writable, folder_of, make_folder, replace_files
+from fertility.io.parallel import prove, stated
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
 from fertility.results.signature import library_versions
@@ -122,8 +123,10 @@ def same_language(train_lang: str, dev_lang: str) -> bool:
 
 
 def parity_premiums(tokenizer_file: Path, dev: Corpus, reference: str) -> dict[str, float]:
+    """Premiums on the dev set, which --target-parity states to be parallel (its counts must agree)."""
     counts = count(HFTokenizer(tokenizer_file), dev.documents)
-    return premiums(counts, reference, parallel=True).values
+    found = premiums(counts, reference, parallel=stated("--target-parity", {k: c.n_docs for k, c in counts.items()}))
+    return found.values if found is not None else {}
 
 
 def write_folder(tokenizer_json: str, record: dict, output: Path, *, force: bool) -> None:
@@ -184,13 +187,11 @@ def byte_premium_ratios(corpus: Corpus, langs: list[str], units: str) -> tuple[d
     except FertilityError:
         pass
     for name, source in sources:
-        counts: dict[str, int] = {}
+        if not prove(source.layouts, "").parallel:  # lengths of different content: no byte premium
+            continue
         lengths: dict[str, int] = {}
         for doc in source.documents:
-            counts[doc.lang] = counts.get(doc.lang, 0) + 1
             lengths[doc.lang] = lengths.get(doc.lang, 0) + _unit_length(doc.text, units)
-        if len(set(counts.values())) != 1:  # not parallel
-            continue
         ratios = {}
         for lang in langs:
             match = [k for k in lengths if same_language(lang, k)]
@@ -248,8 +249,9 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - started_cpu
     dev_record = None if dev is None else {"files": list(dev.files), "sha256": dev.sha256,
                                            "unused_languages": parity_record.get("dev_languages_unused", [])}
+    held_out_parallel = prove(evaluation.layouts, reference)
     report = parity_report(*line_tokens(tokenizer, evaluation), reference=reference) \
-        if reference in evaluation.scripts else None
+        if reference in evaluation.scripts and held_out_parallel.parallel else None
     record = {
         "fertility_version": __version__,
         "arguments": {"corpus": [str(p) for p in corpus_paths], "vocab_size": vocab_size,
@@ -265,7 +267,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
                    "documents": len(corpus.documents), "chars": language_chars(corpus.documents)},
         "dev": dev_record,
         "held_out": {"files": list(evaluation.files), "sha256": evaluation.sha256,
-                     "parity": report.to_dict() if report else None},
+                     "parity": report.to_dict() if report else None, "parallel": held_out_parallel.to_dict()},
         "weights_used": chosen,
         "parity_ratios": parity_record.get("parity_ratios"),
         "parity_steps": steps,
