@@ -496,9 +496,9 @@ EDGE_CASES: list[Case] = [
          "j.xml: given as --summary and as --junit (j.xml)", setup=tiny_corpus),
     Case("edge-merge-output-is-a-part", ("merge", "a.json", "-o", "a.json", "--force"), 2,
          "a.json: -o would replace a.json, an input given as PARTS", setup=saved_audit("a.json")),
-    Case("edge-report-figure-replaces-an-audit", ("report", "premium.svg", "--figures", ".", "--force", "-o", "r.html"),
-         2, "premium.svg: --figures would replace premium.svg, an input given as AUDITS",
-         setup=saved_audit("premium.svg", tokenizers=("bytes",))),
+    Case("edge-report-figure-replaces-an-audit", ("report", "chars-per-token.svg", "--figures", ".", "--force", "-o", "r.html"),
+         2, "chars-per-token.svg: --figures would replace chars-per-token.svg, an input given as AUDITS",
+         setup=saved_audit("chars-per-token.svg", tokenizers=("bytes",))),
     # Ollama manifests: one line each, and never a file outside the store
     Case("edge-ollama-digest-climbs-out", ("audit", "-q", "-t", "ollama:tiny", "corpus"), 2,
          "models/manifests/registry.ollama.ai/library/tiny/latest: the model layer's digest '../../secret.gguf'",
