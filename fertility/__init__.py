@@ -25,19 +25,21 @@ _LAZY = {
     "Corpus": "fertility.io.corpus:Corpus",
     "Document": "fertility.io.corpus:Document",
     "read_corpus": "fertility.io.corpus:read_corpus",
-    "Finding": "fertility.diagnose.rules:Finding",
+    "Finding": "fertility.results.findings:Finding",
     "Thresholds": "fertility.diagnose.rules:Thresholds",
     "AuditResult": "fertility.results.model:AuditResult",
-    "Counts": "fertility.results.model:Counts",
+    "Counts": "fertility.metrics.counts:Counts",
     "retrain": "fertility.train.retrain:retrain",
     "Signature": "fertility.results.signature:Signature",
     "train_tokenizer": "fertility.train.bpe:train_tokenizer",
 }
 
 if TYPE_CHECKING:
-    from fertility.diagnose.rules import Finding, Thresholds
+    from fertility.diagnose.rules import Thresholds
     from fertility.io.corpus import Corpus, Document, read_corpus
-    from fertility.results.model import AuditResult, Counts
+    from fertility.metrics.counts import Counts
+    from fertility.results.findings import Finding
+    from fertility.results.model import AuditResult
     from fertility.results.signature import Signature
     from fertility.train.bpe import train_tokenizer
     from fertility.train.retrain import retrain

@@ -8,13 +8,14 @@ from typing import cast
 
 import regex
 
-from fertility.diagnose.evidence import assemble
+from fertility.caches import cache_dir
 from fertility.diagnose.rules import Thresholds
 from fertility.diagnose.rules import diagnose as judge
-from fertility.engine.chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES
+from fertility.engine.chunks import CHUNK_BYTES, SAMPLE_BYTES
+from fertility.engine.evidence import assemble
 from fertility.engine.local import default_jobs, run
 from fertility.engine.measure import ChunkResult, Observer
-from fertility.engine.profiles import ProfileCache, cache_dir
+from fertility.engine.profiles import ProfileCache
 from fertility.io.corpus import Corpus, CorpusStream
 from fertility.io.numbers import MAX_JOBS, whole
 from fertility.io.parallel import Parallelism, decide
@@ -24,6 +25,7 @@ from fertility.io.sampling import Sample, intervals
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
 from fertility.results.signature import build_signature
+from fertility.text.pieces import PIECE_BYTES
 
 from .backends import Tokenizer, load_tokenizer
 from .errors import UsageError
@@ -243,8 +245,8 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
                   total: ChunkResult) -> tuple[dict, dict]:
     """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
     tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
+    from fertility.metrics.counts import ALL
     from fertility.metrics.token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
-    from fertility.results.model import ALL
 
     rows: dict = {}
     unseen_tokens: dict = {}

@@ -19,12 +19,14 @@ from fertility.io.corpus import Corpus, read_corpus
 from fertility.io.parallel import Parallelism
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
-from fertility.results.model import ALL, AuditResult, ratio
-from fertility.results.signature import Signature
+from fertility.metrics.bootstrap import bootstrap_ratio, bootstrap_ratio_stratified
+from fertility.metrics.counts import ALL, ratio
+from fertility.results.model import AuditResult, load_one
+from fertility.results.signature import Signature, check_comparable
 from fertility.text.units import is_spaced
 
 from .audit import audit
-from .errors import InputError, UsageError
+from .errors import UsageError
 
 if TYPE_CHECKING:  # numpy and pandas load when a comparison runs, not with --help
     import numpy as np
@@ -66,39 +68,6 @@ class _Collector:
         self.doc_tokens[index] = len(encoded.starts)
         self.word_tokens[index] = tokens_per_word(profile, encoded.starts, encoded.ends)
         self.word_spans[index] = (profile.word_starts, profile.word_ends)
-
-
-def bootstrap_ratio(tokens_a: np.ndarray, tokens_b: np.ndarray, *, rounds: int = 1000,
-                    seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Interval of chars/token(B) / chars/token(A) = tokens(A) / tokens(B), documents resampled
-    in pairs (the same documents for A and B in each round)."""
-    return bootstrap_ratio_stratified([(tokens_a, tokens_b)], rounds=rounds, seed=seed, level=level)
-
-
-def bootstrap_ratio_stratified(groups: Sequence[tuple[np.ndarray, np.ndarray]], *, rounds: int = 1000,
-                               seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """The same interval over several languages: each round resamples every language's
-    documents within that language (as many as it has), in pairs, and sums the tokens, so the
-    language mix stays as measured. Draws: language by language, round by round."""
-    import numpy as np
-
-    groups = [(np.asarray(a), np.asarray(b)) for a, b in groups if len(a)]
-    if not groups:
-        return math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    sum_a, sum_b = np.zeros(rounds), np.zeros(rounds)
-    for tokens_a, tokens_b in groups:
-        n = len(tokens_a)
-        chunk = max(1, 2_000_000 // n)
-        for first in range(0, rounds, chunk):
-            size = min(chunk, rounds - first)
-            picks = rng.integers(0, n, size=(size, n))
-            sum_a[first:first + size] += tokens_a[picks].sum(axis=1)
-            sum_b[first:first + size] += tokens_b[picks].sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = sum_a / sum_b
-    low, high = np.nanquantile(ratios, [(1 - level) / 2, (1 + level) / 2])
-    return float(low), float(high)
 
 
 def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_Latn",
@@ -251,25 +220,6 @@ def looks_like_audit(path: Path) -> bool:
     except (OSError, ValueError, RecursionError):
         return True
     return not (isinstance(data, dict) and "model" in data)
-
-
-def load_one(path: Path) -> AuditResult:
-    """A saved audit of one tokenizer, per language."""
-    result = AuditResult.load(path)
-    if len(result.tokenizers) != 1:
-        raise InputError(f"{path}: holds {len(result.tokenizers)} tokenizers ({', '.join(result.tokenizers)}); "
-                         "compare needs one per file")
-    return result
-
-
-def check_comparable(sig_a: Signature, sig_b: Signature, *, what: str = "compare") -> None:
-    a = Signature.from_dict(sig_a).counting_settings()
-    b = Signature.from_dict(sig_b).counting_settings()
-    differing = [key for key in a if a[key] != b[key]]
-    if differing:
-        detail = "; ".join(f"{key}: {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}"
-                           for key in differing)
-        raise UsageError(f"refusing to {what}: the counts were made on different corpora or settings ({detail})")
 
 
 def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") -> Comparison:

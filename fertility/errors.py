@@ -39,6 +39,12 @@ class OutputError(FertilityError):
     """We refuse to write somewhere (an existing file, a missing folder)."""
 
 
+class ThresholdFailed(FertilityError):
+    """`check`: the run worked and a threshold did not hold; the message is the verdict."""
+
+    exit_code = EXIT_THRESHOLD_FAILED
+
+
 class FertilityWarning(UserWarning):
     """Input we accept but guess about (a file name that is no language code, an option that
     does not apply); the CLI prints each as one line `fertility: warning: ...`."""

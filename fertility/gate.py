@@ -16,11 +16,11 @@ from xml.etree import ElementTree
 from fertility.io.numbers import describe_range, real
 from fertility.io.parallel import Parallelism
 from fertility.metrics.balance import premiums
-from fertility.results.model import AuditResult, Counts, ratio, ratios
-from fertility.results.signature import Signature
+from fertility.metrics.counts import Counts, ratio, ratios
+from fertility.results.model import AuditResult, load_one
+from fertility.results.signature import Signature, check_comparable
 
 from .audit import audit
-from .compare import check_comparable, load_one
 from .errors import UsageError
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")

@@ -23,8 +23,9 @@ from tiktoken_ext.openai_public import r50k_pat_str
 
 import fertility
 from fertility.cli import cli
-from fertility.compare import bootstrap_ratio, compare_live
+from fertility.compare import compare_live
 from fertility.io.samples import samples_dir
+from fertility.metrics.bootstrap import bootstrap_ratio
 
 CL100K = "tiktoken:cl100k_base"
 

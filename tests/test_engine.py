@@ -20,14 +20,15 @@ from real_files import mistral_file, real_file, shared
 from test_measure import spm_token_spans
 
 import fertility
-from fertility.backends._common import concatenate
-from fertility.engine.chunks import Chunk, chunked, pieces
+from fertility.backends.spans import concatenate
+from fertility.engine.chunks import Chunk, chunked
 from fertility.engine.count import count, cut_boundaries
 from fertility.engine.measure import ChunkResult, measure_chunk
 from fertility.engine.profiles import ProfileCache
 from fertility.errors import CorpusError
 from fertility.io.corpus import CorpusStream, Document, read_corpus
 from fertility.report import tables as render
+from fertility.text.pieces import pieces
 from fertility.text.units import profile
 
 SPM_V3 = "mistral_instruct_tokenizer_240323.model.v3"
@@ -396,9 +397,10 @@ def test_the_bar_on_a_terminal_shows_bytes_speed_and_time_left(monkeypatch, tmp_
     from rich.console import Console
 
     from fertility import cli
+    from fertility.cli import common
 
     screen = io.StringIO()
-    monkeypatch.setattr(cli, "stderr_console", lambda: Console(file=screen, force_terminal=True, width=150))
+    monkeypatch.setattr(common, "stderr_console", lambda: Console(file=screen, force_terminal=True, width=150))
     path = long_line(tmp_path, 3)
     result = CliRunner().invoke(cli.cli, ["audit", str(path), "-t", "bytes", "--no-findings", "--no-cache",
                                           "-f", "csv", "--jobs", "1"])

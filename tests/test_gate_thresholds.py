@@ -20,7 +20,8 @@ import fertility
 from fertility.cli import cli
 from fertility.errors import UsageError
 from fertility.gate import KEYS, PER_LANGUAGE, THRESHOLD_RANGES, GateConfig, _regressions, load_config, parse_config
-from fertility.results.model import AuditResult, Counts
+from fertility.metrics.counts import Counts
+from fertility.results.model import AuditResult
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"

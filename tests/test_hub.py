@@ -416,7 +416,7 @@ def test_hub_progress_bars_only_on_a_terminal_and_never_with_quiet(monkeypatch):
     """huggingface_hub draws its bars on stderr when it is a terminal, unless -q (progress=False)."""
     from huggingface_hub.utils import are_progress_bars_disabled
 
-    from fertility.backends.hub import hub_progress_bars, hub_settings
+    from fertility.hub.download import hub_progress_bars, hub_settings
 
     if are_progress_bars_disabled():
         pytest.skip("progress bars are disabled here (HF_HUB_DISABLE_PROGRESS_BARS)")

@@ -22,7 +22,7 @@ from fertility.cli import cli
 from fertility.errors import CorpusError
 from fertility.io.corpus import RESERVED_LANGUAGE, CorpusStream
 from fertility.io.readers import ReadOptions
-from fertility.results.model import ALL
+from fertility.metrics.counts import ALL
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"

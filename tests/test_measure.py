@@ -18,7 +18,8 @@ import fertility
 from fertility.audit import audit
 from fertility.engine.count import count
 from fertility.io.corpus import Document
-from fertility.results.model import ALL, AuditResult, Counts
+from fertility.metrics.counts import ALL, Counts
+from fertility.results.model import AuditResult
 
 SPM_FILE = "mistral_instruct_tokenizer_240323.model.v3"
 

@@ -26,11 +26,11 @@ from real_files import real_file, shared
 
 import fertility
 from fertility.cli import cli
-from fertility.engine import chunks
-from fertility.engine.chunks import PieceCutter, pieces
 from fertility.errors import CorpusError, FertilityWarning, TokenizerError
 from fertility.io.corpus import CorpusStream
 from fertility.io.decompress import decompressed
+from fertility.text import pieces as long_lines
+from fertility.text.pieces import PieceCutter, pieces
 
 zstandard = pytest.importorskip("zstandard")
 pa = pytest.importorskip("pyarrow")
@@ -258,7 +258,7 @@ def test_lines_read_in_pieces_are_cut_exactly_as_whole_lines(tmp_path, monkeypat
     `pieces(line)`, each fits, joined they are the line, and the corpus hash and document count
     are those of the whole lines. (Blocks are smaller than pieces, as BLOCK_BYTES and PIECE_BYTES are.)"""
     assume(block < piece)
-    monkeypatch.setattr(chunks, "PIECE_BYTES", piece)
+    monkeypatch.setattr(long_lines, "PIECE_BYTES", piece)
     monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", block)
     ending = "\r\n" if crlf else "\n"
     path = tmp_path / str(abs(hash((tuple(lines), block, piece, crlf, last_newline)))) / "ben_Beng.txt"
@@ -296,7 +296,7 @@ def test_lines_read_in_pieces_are_cut_exactly_as_whole_lines(tmp_path, monkeypat
 @given(lines=st.lists(LINE, min_size=1, max_size=10), block=st.integers(3, 40), piece=st.integers(8, 48))
 def test_per_file_documents_arrive_in_pieces_of_the_joined_lines(tmp_path, monkeypatch, lines, block, piece):
     assume(block < piece)
-    monkeypatch.setattr(chunks, "PIECE_BYTES", piece)
+    monkeypatch.setattr(long_lines, "PIECE_BYTES", piece)
     monkeypatch.setattr(CorpusStream, "BLOCK_BYTES", block)
     path = tmp_path / str(abs(hash((tuple(lines), block, piece)))) / "ben_Beng.txt"
     path.parent.mkdir(exist_ok=True)

@@ -24,7 +24,8 @@ import fertility
 from fertility.cli import cli
 from fertility.errors import InputError
 from fertility.io.samples import samples_dir
-from fertility.results.model import COUNT_COLUMNS, AuditResult, Counts
+from fertility.metrics.counts import COUNT_COLUMNS, Counts
+from fertility.results.model import AuditResult
 from fertility.results.signature import Signature
 
 CL100K = "tiktoken:cl100k_base"

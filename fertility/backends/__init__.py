@@ -89,6 +89,12 @@ class Tokenizer(Protocol):
         """For each text, its tokens' byte spans; no special tokens added or recognised."""
         ...
 
+    def encode_many(self, texts: list[str]) -> Tokens:
+        """The same tokens for a whole batch, laid end to end: the engine's call, which a
+        backend answers from its library's batch call without a Python object per token
+        (`spans.concatenate` of `encode` where the library has nothing faster)."""
+        ...
+
     def info(self) -> dict[str, str]:
         """Signature fragment: backend, source, file hash, library version, settings."""
         ...
@@ -135,7 +141,8 @@ def spec_path(spec: str) -> Path | None:
 def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     """An existing path first, then `scheme:reference`, a model alias (`gpt-4o`), a hub id
     (`org/name[@revision]`, downloaded once); `hf:org/name` is a hub id too."""
-    from .hub import parse_hub_id
+    from fertility.hub.download import parse_hub_id
+
     from .named import encoding_for, load_alias, load_from_hub
 
     if not spec.strip():

@@ -10,6 +10,7 @@ import numpy as np
 from fertility.text.units import char_to_byte_offsets, graphemes, segmenter_info
 
 from . import Encoded, Tokens
+from .spans import concatenate
 
 
 class _Baseline:
@@ -21,6 +22,12 @@ class _Baseline:
 
     def pre_tokenizer(self) -> None:
         return None
+
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        raise NotImplementedError
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        return concatenate(self.encode(texts), [len(t.encode("utf-8")) for t in texts])
 
 
 class Bytes(_Baseline):

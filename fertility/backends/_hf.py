@@ -15,10 +15,12 @@ import numpy as np
 import tokenizers
 
 from fertility.errors import TokenizerError
+from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
 
 from . import Encoded, PreTokenizer, Tokenizer, Tokens
-from ._common import char_spans_to_bytes, display_name, exact_piece_spans, native_errors, sha256_file
+from ._common import display_name, native_errors
+from .spans import char_spans_to_bytes, exact_piece_spans
 
 
 def _locate(reference: str) -> Path:

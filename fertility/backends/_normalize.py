@@ -21,7 +21,8 @@ import regex
 from fertility.errors import TokenizerError, UsageError
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
-from . import Encoded, PreTokenizer, Tokenizer
+from . import Encoded, PreTokenizer, Tokenizer, Tokens
+from .spans import concatenate
 
 Form = Literal["NFC", "NFKC"]
 FORMS: dict[str, Form | None] = {"nfc": "NFC", "nfkc": "NFKC", "none": None}
@@ -64,9 +65,13 @@ class Normalized:
     def __getattr__(self, attribute: str):  # backend extras (encoding, ids, ...) stay reachable
         if attribute == "inner":  # not set yet (unpickling): no recursion
             raise AttributeError(attribute)
-        if attribute == "encode_many" and self.form is not None:  # the inner one would skip the
-            raise AttributeError(attribute)  # normalization: the engine builds it from encode()
         return getattr(self.inner, attribute)
+
+    def encode_many(self, texts: list[str]) -> Tokens:
+        if self.form is None:
+            return self.inner.encode_many(texts)
+        # the inner batch call would skip the normalization: the spans mapped back, laid end to end
+        return concatenate(self.encode(texts), [len(t.encode("utf-8")) for t in texts])
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         form = FORMS[self.form] if self.form else None

@@ -14,10 +14,12 @@ import numpy as np
 import sentencepiece
 
 from fertility.errors import TokenizerError
+from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
 from . import Encoded, Tokens
-from ._common import byte_piece_spans, concatenate, display_name, native_errors, sha256_file
+from ._common import display_name, native_errors
+from .spans import byte_piece_spans, concatenate
 
 
 class SPMTokenizer:

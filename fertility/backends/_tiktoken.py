@@ -22,12 +22,14 @@ import regex
 import tiktoken
 
 from fertility.errors import FertilityWarning, TokenizerError
+from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 
 from . import Encoded, PreTokenizer, Tokens
-from ._common import display_name, native_errors, sha256_file, spans_from_lengths
+from ._common import display_name, native_errors
 from ._normalize import runtime_form_from_config
 from .patterns import CL100K, GPT2, O200K, resolve_pattern
+from .spans import spans_from_lengths
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 # Qwen's PAT_STR (tokenization_qwen.py; dashscope's qwen_tokenizer.py): cl100k's shape, one digit a piece

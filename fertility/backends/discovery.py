@@ -62,7 +62,7 @@ def _candidates() -> Iterator[tuple[str, str]]:
 def _hub_entries() -> Iterator[tuple[str, str]]:
     from huggingface_hub import scan_cache_dir
 
-    from .hub import hub_cache_dir
+    from fertility.hub.download import hub_cache_dir
 
     try:
         cache = scan_cache_dir(hub_cache_dir())
@@ -76,8 +76,7 @@ def _hub_entries() -> Iterator[tuple[str, str]]:
 def available() -> list[Available]:
     """Every named tokenizer that loads offline here, with its backend and vocabulary size."""
     from fertility.backends import load_tokenizer
-
-    from .hub import hub_settings
+    from fertility.hub.download import hub_settings
 
     found = []
     for spec, where in _candidates():

@@ -83,6 +83,9 @@ class Described:
     def encode(self, texts):
         return self.inner.encode(texts)
 
+    def encode_many(self, texts):
+        return self.inner.encode_many(texts)
+
     def pre_tokenizer(self):
         return self.inner.pre_tokenizer()
 
@@ -92,15 +95,17 @@ class Described:
 
 def load_from_hub(reference: str, *, spec: str, pattern: str | None = None) -> Tokenizer:
     """`org/name[@revision]`: its tokenizer files (downloaded once), loaded as a local folder is."""
+    from fertility.hashing import sha256_file
+    from fertility.hub.download import fetch, parse_hub_id
+
     from . import folder_tokenizer, load_folder
-    from ._common import sha256_file
-    from .hub import fetch, parse_hub_id
 
     parsed = parse_hub_id(reference)
     if parsed is None:
         raise TokenizerError(f"{spec}: not a hub repository id (org/name, optionally @revision)")
     repo_id, revision = parsed
-    snapshot = fetch(repo_id, patterns=TOKENIZER_FILES, ignore=TOP_LEVEL_ONLY, revision=revision, what=spec)
+    snapshot = fetch(repo_id, patterns=TOKENIZER_FILES, ignore=TOP_LEVEL_ONLY, revision=revision, what=spec,
+                     usable=lambda folder: folder_tokenizer(folder) is not None)
     found = folder_tokenizer(snapshot.folder)  # also a .gguf the user downloaded into that snapshot
     if found is None:
         raise TokenizerError(f"{spec}: {repo_id} holds no tokenizer file at commit {snapshot.commit[:12]} "

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fertility.results.model import Additive
+from fertility.metrics.counts import Additive
 
 FORMS = ("NFC", "NFKC")
 JOINERS = frozenset({"\u200c", "\u200d"})

@@ -14,7 +14,7 @@ from itertools import pairwise
 
 import regex
 
-from fertility.results.model import Additive
+from fertility.metrics.counts import Additive
 
 _GRAPHEME = regex.compile(r"\X")
 _MARK = regex.compile(r"\p{M}")

@@ -7,15 +7,14 @@ named threshold (`Thresholds`), and says in one line what it saw and what to do.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from fertility.io.parallel import NOT_RECORDED, Parallelism
 from fertility.metrics.balance import budget, gini, inversions, premiums
-from fertility.results.model import Counts, ratio
+from fertility.metrics.counts import Counts, ratio
+from fertility.results.findings import SEVERITIES, Finding
 
 from .evidence import Evidence
-
-SEVERITIES = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)
@@ -31,21 +30,6 @@ class Thresholds:
     byte_token_share: float = 0.10
     normalization_change: float = 0.005  # relative change of chars or tokens under NFC
     budget_shift: float = 0.10  # share moved between content and tokens
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    severity: str
-    tokenizer: str
-    lang: str | None
-    measured: dict
-    message: str
-    fix: str
-    examples: tuple[str, ...] = field(default=())
-
-    def as_dict(self) -> dict:
-        return asdict(self) | {"examples": list(self.examples)}
 
 
 def _pct(value: float) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 
 from fertility.backends import Encoded, Tokenizer
 from fertility.io.corpus import Document
-from fertility.results.model import Counts
+from fertility.metrics.counts import Counts
 from fertility.text.units import TextProfile
 
 from .local import run

@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from fertility.backends import Tokenizer
 from fertility.errors import UsageError
 from fertility.io.corpus import Batch, Document
+from fertility.text.pieces import PIECE_BYTES
 
-from .chunks import CHUNK_BYTES, PIECE_BYTES, Chunk, chunked
+from .chunks import CHUNK_BYTES, Chunk, chunked
 from .measure import ChunkResult, measure_chunk
 from .profiles import ProfileCache
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 import weakref
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ import numpy as np
 import regex
 
 from fertility.backends import Tokenizer, Tokens
+from fertility.diagnose.evidence import Evidence
 from fertility.diagnose.integrity import piece_text
 from fertility.diagnose.normalization import FORMS, JOINERS, NormalizationCounts, nfc_changes
 from fertility.diagnose.pretokens import (
@@ -351,3 +352,27 @@ def normalization(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chun
             n_joiners=entry["n_joiners"])
         key = (t, lang)
         result.normalization[key] = result.normalization[key] + counts if key in result.normalization else counts
+
+
+def assemble(names: Sequence[str], tokenizers: Sequence[Tokenizer], langs: Sequence[str],
+             total: ChunkResult) -> Evidence:
+    """The evidence of a whole run, from its merged chunk results, in tokenizer and language
+    order; examples best first, offenders most frequent first (ties by character)."""
+    into = Evidence()
+    for t, (name, tokenizer) in enumerate(zip(names, tokenizers)):
+        pre = tokenizer.pre_tokenizer()
+        into.pre_tokenizers[name] = pre.name if pre is not None else None
+        for lang in langs:
+            key = (t, lang)
+            if pre is not None and key in total.pretokens:
+                into.pretokens[(name, lang)] = total.pretokens[key]
+            if total.pretoken_pool.get(key):
+                into.pretoken_examples[(name, lang)] = sorted(total.pretoken_pool[key].values(), key=example_order)
+            if total.token_pool.get(key):
+                into.token_examples[(name, lang)] = sorted(total.token_pool[key].values(), key=example_order)
+            if total.offenders.get(key):
+                ranked = sorted(total.offenders[key].items(), key=lambda item: (-item[1], item[0]))
+                into.offenders[(name, lang)] = ranked[:5]
+            if key in total.normalization:
+                into.normalization[(name, lang)] = total.normalization[key]
+    return into

@@ -20,8 +20,9 @@ from fertility.backends import Tokenizer, load_tokenizer
 from fertility.engine import evidence as chunk_evidence
 from fertility.io.corpus import Batch, Document
 from fertility.text import units as text
+from fertility.text.pieces import PIECE_BYTES
 
-from .chunks import CHUNK_BYTES, PIECE_BYTES, SAMPLE_BYTES, Chunk, chunked
+from .chunks import CHUNK_BYTES, SAMPLE_BYTES, Chunk, chunked
 from .measure import ChunkResult, Observer, measure_chunk
 from .profiles import ProfileCache
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fertility.backends import Encoded, Tokenizer, Tokens
-from fertility.backends._common import concatenate, exact_piece_spans
+from fertility.backends.spans import exact_piece_spans
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import CutExample, PretokenCounts
 from fertility.engine import evidence as chunk_evidence
+from fertility.metrics.counts import Counts
 from fertility.metrics.token_stats import TokenStats, per_language
-from fertility.results.model import Counts
 from fertility.text.units import TextProfile
 
 from .chunks import Chunk
@@ -72,9 +72,7 @@ class ChunkResult:
 
 
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
-    encode_many = getattr(tokenizer, "encode_many", None)
-    tokens = encode_many(texts) if encode_many is not None else \
-        concatenate(tokenizer.encode(texts), prof.doc_bytes.tolist())
+    tokens = tokenizer.encode_many(texts)
     if tokens.in_chars:
         starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
                                          tokens.piece_bytes)

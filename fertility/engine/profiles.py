@@ -32,13 +32,6 @@ from fertility.version import __version__
 _MAGIC = b"fertility-profile-3\n"
 
 
-def cache_dir() -> Path:
-    if os.environ.get("FERTILITY_CACHE_DIR"):
-        return Path(os.environ["FERTILITY_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "fertility"
-
-
 @dataclass
 class CacheStats:
     hits: int = 0

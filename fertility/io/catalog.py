@@ -27,8 +27,8 @@ from typing import Any
 
 import regex
 
-from fertility.backends.hub import REVISION
 from fertility.errors import CorpusError
+from fertility.hub.download import REVISION
 
 from .readers import ReadOptions, Source, local_source
 
@@ -121,7 +121,7 @@ def _split_items(items: list[str], splits: tuple[str, ...], default: str) -> tup
 
 
 def _flores(entry: Entry, spec: str, items: list[str], revision: str | None, sample: Any) -> NamedCorpus:
-    from fertility.backends.hub import fetch
+    from fertility.hub.download import fetch
 
     splits, langs = _split_items(items, FLORES_SPLITS, "devtest")
     bad = [lang for lang in langs if not _LANGUAGE.match(lang)]
@@ -141,7 +141,7 @@ def _flores(entry: Entry, spec: str, items: list[str], revision: str | None, sam
 
 
 def _code(entry: Entry, spec: str, items: list[str], revision: str | None, sample: Any) -> NamedCorpus:
-    from fertility.backends.hub import fetch
+    from fertility.hub.download import fetch
 
     known_keys = {"cpp": "c++", "csharp": "c-sharp", "fsharp": "f-sharp", "visualbasic": "visual-basic"}
     names = [known_keys.get(item, item) for item in items] or list(DEFAULT_CODE)
@@ -161,7 +161,7 @@ def _code(entry: Entry, spec: str, items: list[str], revision: str | None, sampl
 
 
 def _fineweb2(entry: Entry, spec: str, items: list[str], revision: str | None, sample: Any) -> NamedCorpus:
-    from fertility.backends.hub import endpoint, offline_reason
+    from fertility.hub.download import endpoint, offline_reason
 
     splits, langs = _split_items(items, FINEWEB_SPLITS, "train")
     if not langs:
@@ -190,7 +190,7 @@ def _fineweb2(entry: Entry, spec: str, items: list[str], revision: str | None, s
 
 
 def _storage(repo: str) -> Path:
-    from fertility.engine.profiles import cache_dir
+    from fertility.caches import cache_dir
 
     return cache_dir() / "hub" / f"datasets--{repo.replace('/', '--')}"
 
@@ -198,9 +198,9 @@ def _storage(repo: str) -> Path:
 def _dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) -> str:
     """The commit to read: a full hash as given; the bare name the one fertility's cache holds for
     main (else the hub's); a branch or tag the hub's (offline: the cache's)."""
-    from fertility.backends.hub import endpoint, request_timeout
-    from fertility.backends.hub_cache import COMMIT, write_ref
-    from fertility.backends.hub_errors import translate
+    from fertility.hub.cache import COMMIT, write_ref
+    from fertility.hub.download import endpoint, request_timeout
+    from fertility.hub.errors import translate
 
     if revision is not None and COMMIT.match(revision):
         return revision
@@ -228,7 +228,7 @@ def _dataset_commit(repo: str, revision: str | None, *, online: bool, what: str)
 
 def _fineweb_language(repo: str, commit: str, lang: str, split: str, *, docs: int | None, size: int | None,
                       online: bool, what: str) -> tuple[list[Path], list[int]]:
-    from fertility.backends.hub import endpoint, request_timeout
+    from fertility.hub.download import endpoint, request_timeout
 
     from .remote_parquet import row_group_files, text_bytes
 
@@ -274,7 +274,7 @@ def _headers() -> dict[str, str]:
 
 
 def _get_json(url: str, *, what: str, missing: str) -> Any:
-    from fertility.backends.hub import request_timeout
+    from fertility.hub.download import request_timeout
 
     from .remote_parquet import open_url
 
@@ -290,7 +290,7 @@ def _get_json(url: str, *, what: str, missing: str) -> Any:
 
 
 def _http_error(err: urllib.error.HTTPError, repo: str, what: str) -> CorpusError:
-    from fertility.backends.hub import endpoint, page_url
+    from fertility.hub.download import endpoint, page_url
 
     code = err.headers.get("X-Error-Code") if err.headers is not None else None
     if code == "GatedRepo":

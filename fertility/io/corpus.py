@@ -363,7 +363,7 @@ class CorpusStream:
         whole lines (kind WHOLE, blank lines kept: one decode and one split per block), or per
         segment of a line longer than PIECE_BYTES (kind SEGMENT or LAST_SEGMENT, one text: the
         segment, never held whole). The file's SHA-256 is complete at the end."""
-        from fertility.engine import chunks
+        from fertility.text import pieces
 
         file_digest = hashlib.sha256()
         handle = open_source(source)
@@ -372,7 +372,7 @@ class CorpusStream:
         segment_chars = 0  # characters of the long line read so far in segments
         with handle:
             try:
-                for data, kind in line_blocks(handle, block_bytes=self.BLOCK_BYTES, line_bytes=chunks.PIECE_BYTES):
+                for data, kind in line_blocks(handle, block_bytes=self.BLOCK_BYTES, line_bytes=pieces.PIECE_BYTES):
                     file_digest.update(data)
                     try:
                         text = data.decode("utf-8")
@@ -414,10 +414,10 @@ class CorpusStream:
         over PIECE_BYTES as pieces, one run each, all but the first `continues` (such a line
         is a document even if it turns out to be only whitespace); with --per-file the whole
         file, its non-blank lines joined by a space, as the pieces of one document."""
-        from fertility.engine import chunks
+        from fertility.text import pieces
 
         per_file = self.doc_mode == "file"
-        cutter = chunks.PieceCutter(chunks.PIECE_BYTES)
+        cutter = pieces.PieceCutter(pieces.PIECE_BYTES)
         started = False  # a piece of the current document was handed on
         fed = False  # per file: some text of the document is in (the next line needs a space)
         in_long_line = False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fertility.errors import UsageError
 from fertility.io.numbers import real
 from fertility.io.parallel import Parallelism
-from fertility.results.model import Counts, ratio
+from fertility.metrics.counts import Counts, ratio
 
 PARALLEL = "parallel token ratio"
 

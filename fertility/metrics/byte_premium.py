@@ -9,14 +9,13 @@ explains and how much the vocabulary adds.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping
 
 from fertility.io.parallel import Parallelism
-from fertility.results.model import Counts, ratio
+from fertility.metrics.counts import Counts, ratio
 
-from .balance import premiums
+from .balance import gini, premiums
 
 
 def byte_premiums(counts: Mapping[str, Counts], reference: str, *, parallel: Parallelism) -> dict[str, float]:
@@ -57,15 +56,6 @@ def lorenz(values: Mapping[str, float]) -> list[tuple[float, float]]:
     return points
 
 
-def gini_of_lorenz(points: list[tuple[float, float]]) -> float:
-    """1 - twice the area under the curve (trapezoids); equals balance.gini's mean absolute
-    difference form for the same values."""
-    if len(points) < 2:
-        return math.nan
-    area = sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(points))
-    return 1 - 2 * area
-
-
 def balance_json(counts: Mapping[str, Counts], reference: str, *, parallel: Parallelism) -> dict:
     """The audit JSON's `balance` entry of one tokenizer: the Gini over the languages' premiums
     (as the `gini` finding states it) with the Lorenz curve's points; none over text that is
@@ -75,6 +65,6 @@ def balance_json(counts: Mapping[str, Counts], reference: str, *, parallel: Para
     if result is None:
         return {"reference": reference, "method": None, "gini": None, "lorenz": []}
     points = lorenz(result.values)
-    gini = gini_of_lorenz(points)
-    return {"reference": reference, "method": result.method, "gini": None if math.isnan(gini) else gini,
+    value = gini(list(result.values.values()))  # the finding's Gini, from the same function
+    return {"reference": reference, "method": result.method, "gini": None if math.isnan(value) else value,
             "lorenz": [[x, y] for x, y in points]}

@@ -15,7 +15,8 @@ from typing import Any
 
 from fertility.metrics.balance import budget
 from fertility.metrics.byte_premium import balance_json, premium_split
-from fertility.results.model import ALL, AuditResult
+from fertility.metrics.counts import ALL
+from fertility.results.model import AuditResult
 
 from . import charts
 
@@ -164,7 +165,8 @@ def saved_report(paths: Sequence[Path], *, mix: dict[str, float] | None = None) 
     if len(paths) == 1:
         result = AuditResult.load(paths[0])
         return Report(f"fertility report: {paths[0].name}", result, mix=mix or result.mix)
-    from fertility.compare import compare_saved, load_one
+    from fertility.compare import compare_saved
+    from fertility.results.model import load_one
 
     result_a, result_b = load_one(paths[0]), load_one(paths[1])
     comparison = compare_saved(paths[0], paths[1], reference=result_a.reference)

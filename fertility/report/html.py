@@ -18,8 +18,8 @@ from typing import Any
 import regex
 
 from fertility.errors import UsageError
+from fertility.metrics.counts import ALL
 from fertility.report.contents import Report, charts_of, language_rows
-from fertility.results.model import ALL
 
 from . import charts
 

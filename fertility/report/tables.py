@@ -12,7 +12,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from fertility.results.model import ALL, json_value
+from fertility.metrics.counts import ALL
+from fertility.results.model import json_value
 from fertility.results.signature import Signature
 from fertility.text.units import UNSPACED_SCRIPTS
 

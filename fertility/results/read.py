@@ -12,9 +12,11 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from fertility.metrics.counts import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts
 from fertility.text.units import is_spaced
 
-from .model import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
+from .findings import Finding
+from .model import all_row, group_row
 from .signature import Signature
 
 if TYPE_CHECKING:
@@ -232,8 +234,6 @@ def _check_ratios(row: dict, expected: dict, where: str) -> None:
 
 
 def _findings(items: list, names: tuple[str, ...]) -> tuple:
-    from fertility.diagnose.rules import Finding
-
     out = []
     for number, item in enumerate(items, 1):
         where = f"finding {number}"

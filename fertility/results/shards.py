@@ -19,8 +19,9 @@ from typing import TypeVar
 from fertility.errors import InputError, UsageError
 from fertility.io.numbers import MAX_SHARDS
 from fertility.io.parallel import not_parallel
+from fertility.metrics.counts import Counts
 
-from .model import AuditResult, Counts
+from .model import AuditResult
 
 T = TypeVar("T")
 SLICING = "documents i with i mod N = K-1, in reading order"

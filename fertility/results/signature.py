@@ -187,3 +187,19 @@ def counting_settings(signature: Mapping) -> dict:
 
 def short_signature(signature: Mapping) -> str:
     return Signature.from_dict(dict(signature) if not isinstance(signature, Signature) else signature).short()
+
+
+def check_comparable(sig_a: Mapping, sig_b: Mapping, *, what: str = "compare") -> None:
+    """Counts made on different corpora or settings cannot be set side by side: refuse, naming
+    every setting that differs."""
+    import json
+
+    from fertility.errors import UsageError
+
+    a = Signature.from_dict(sig_a).counting_settings()
+    b = Signature.from_dict(sig_b).counting_settings()
+    differing = [key for key in a if a[key] != b[key]]
+    if differing:
+        detail = "; ".join(f"{key}: {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}"
+                           for key in differing)
+        raise UsageError(f"refusing to {what}: the counts were made on different corpora or settings ({detail})")

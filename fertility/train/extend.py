@@ -27,9 +27,9 @@ from pathlib import Path
 
 import regex
 
-from fertility.backends._common import sha256_file
 from fertility.choices import EXTEND_SPLITS as SPLITS
 from fertility.errors import TokenizerError, UsageError
+from fertility.hashing import sha256_file
 from fertility.io.corpus import read_corpus
 from fertility.io.numbers import MAX_COUNT, MAX_VOCAB_SIZE, whole
 from fertility.io.samples import samples_dir

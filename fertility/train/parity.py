@@ -16,6 +16,7 @@ from pathlib import Path
 from fertility.errors import UsageError
 from fertility.io.corpus import Corpus
 from fertility.metrics.balance import PARALLEL, gini
+from fertility.metrics.bootstrap import parallel_line_sums, percentile_interval
 
 ROUNDS = 1000
 LEVEL = 0.95
@@ -85,21 +86,17 @@ def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, 
     chr_ = {lang: np.asarray(chars[lang], dtype=np.int64) for lang in langs}
     if len({len(t) for t in tok.values()}) > 1:
         raise UsageError("parity needs parallel text: the held-out languages differ in line count")
-    rng = np.random.default_rng(seed)
 
     def premiums_of(t: dict) -> dict[str, np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
             return {lang: t[lang] / t[reference] for lang in langs}
 
     point = premiums_of({k: np.asarray([v.sum()]) for k, v in tok.items()})
-    picks = rng.integers(0, len(tok[reference]), size=(rounds, len(tok[reference])))
-    boot = premiums_of({lang: tok[lang][picks].sum(axis=1) for lang in langs})
+    boot = premiums_of(parallel_line_sums(tok, rounds=rounds, seed=seed))
     ginis = np.asarray([gini([float(boot[lang][r]) for lang in langs]) for r in range(rounds)])
-    tails = [(1 - level) / 2, (1 + level) / 2]
 
     def interval(value: float, samples) -> Interval:
-        low, high = np.nanquantile(samples, tails)
-        return Interval(float(value), float(low), float(high))
+        return Interval(float(value), *percentile_interval(samples, level))
 
     premiums = {lang: interval(float(point[lang][0]), boot[lang]) for lang in langs}
     value = gini([premiums[lang].value for lang in langs])
@@ -108,7 +105,7 @@ def parity_report(tokens: dict[str, list[int]], chars: dict[str, list[int]], *, 
 
 
 def _file_hashes(corpus: Corpus) -> dict[str, str]:
-    from fertility.backends._common import sha256_file  # read a block at a time: a corpus file may be large
+    from fertility.hashing import sha256_file  # read a block at a time: a corpus file may be large
 
     return {sha256_file(f): f for f in corpus.files}
 

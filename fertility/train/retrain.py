@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fertility.backends._hf import HFTokenizer
+from fertility.backends import load_tokenizer
 from fertility.choices import BALANCES, TRAINERS
 from fertility.engine.count import count
 from fertility.errors import FertilityError, OutputError, UsageError
@@ -124,7 +124,7 @@ def same_language(train_lang: str, dev_lang: str) -> bool:
 
 def parity_premiums(tokenizer_file: Path, dev: Corpus, reference: str) -> dict[str, float]:
     """Premiums on the dev set, which --target-parity states to be parallel (its counts must agree)."""
-    counts = count(HFTokenizer(tokenizer_file), dev.documents)
+    counts = count(load_tokenizer(f"hf:{tokenizer_file}"), dev.documents)
     found = premiums(counts, reference, parallel=stated("--target-parity", {k: c.n_docs for k, c in counts.items()}))
     return found.values if found is not None else {}
 

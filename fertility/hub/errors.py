@@ -34,7 +34,7 @@ def translate(err: Exception, *, repo_id: str, repo_type: str, revision: str | N
         RevisionNotFoundError,
     )
 
-    from .hub import endpoint, hub_cache_dir, page_url
+    from .download import endpoint, hub_cache_dir, page_url
 
     kind = "dataset" if repo_type == "dataset" else "model"
     token = " (HF_TOKEN is set, but its account has no access yet)" if os.environ.get("HF_TOKEN") else ""

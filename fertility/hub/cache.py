@@ -41,7 +41,7 @@ def matches(path: str, patterns: tuple[str, ...], ignore: tuple[str, ...]) -> bo
 
 
 def _manifest_path(repo_type: str, repo_id: str, commit: str, patterns: tuple[str, ...]) -> Path:
-    from fertility.engine.profiles import cache_dir
+    from fertility.caches import cache_dir
 
     key = hashlib.sha256("\0".join(patterns).encode()).hexdigest()[:16]
     return cache_dir() / "hub" / f"{repo_type}s--{repo_id.replace('/', '--')}" / commit / f"{key}.json"

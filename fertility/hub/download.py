@@ -1,14 +1,14 @@
-"""The Hugging Face hub: the downloads hub tokenizers (`named.py`) and the named corpora share.
+"""The Hugging Face hub: the downloads hub tokenizers (`backends/named.py`) and the named corpora share.
 
 Files come through `huggingface_hub` into its own cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`), which
 honours `HF_TOKEN` and `HF_ENDPOINT`; fertility adds what an audit needs on top:
 - only the files asked for (a tokenizer's files, never weights);
 - a repository fetched once is used from the cache without a request: the bare id takes the commit
   the cache holds for `main`, `@<commit>` that commit; `@main` or another branch asks the hub again
-  (`hub_cache.py` keeps track of finished downloads, so a half-finished one is completed);
+  (`cache.py` keeps track of finished downloads, so a half-finished one is completed);
 - offline (`--offline`, `HF_HUB_OFFLINE=1`) only the cache is read, as before downloads existed;
   without a network, the cached copy, with a warning;
-- one line per failure, naming the repository and the fix (`hub_errors.py`), and a bounded wait
+- one line per failure, naming the repository and the fix (`errors.py`), and a bounded wait
   when the hub does not answer.
 The settings are read when a download happens, not when a library is imported, so a process
 that changes `HF_ENDPOINT` or `HF_HUB_OFFLINE` is heard.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -29,8 +29,8 @@ import regex
 
 from fertility.errors import FertilityError, FertilityWarning, TokenizerError
 
-from .hub_cache import COMMIT, cached_commit, complete_files, files_below, matches, write_manifest, write_ref
-from .hub_errors import Unreachable, is_unreachable, translate
+from .cache import COMMIT, cached_commit, complete_files, files_below, matches, write_manifest, write_ref
+from .errors import Unreachable, is_unreachable, translate
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_-])?"
@@ -131,10 +131,12 @@ class Snapshot:
 
 
 def fetch(repo_id: str, *, patterns: tuple[str, ...], repo_type: str = "model", revision: str | None = None,
-          ignore: tuple[str, ...] = (), error: type[FertilityError] = TokenizerError, what: str = "") -> Snapshot:
+          ignore: tuple[str, ...] = (), error: type[FertilityError] = TokenizerError, what: str = "",
+          usable: Callable[[Path], bool] | None = None) -> Snapshot:
     """The files of `repo_id` matching `patterns`, from the cache when a complete copy is there,
     else downloaded (unless offline). Failures raise `error` with one line: `what` names the
-    thing asked for (default: the repository)."""
+    thing asked for (default: the repository). Offline, with no ref naming a cached snapshot (a
+    cache copied by hand), a snapshot that `usable` accepts is taken."""
     what = what or (repo_id + (f"@{revision}" if revision else ""))
     storage = hub_cache_dir() / f"{repo_type}s--{repo_id.replace('/', '--')}"
     commit = cached_commit(storage, revision, ask_hub=offline_reason() is None)
@@ -144,13 +146,13 @@ def fetch(repo_id: str, *, patterns: tuple[str, ...], repo_type: str = "model", 
             return Snapshot(repo_id, repo_type, revision, commit, storage / "snapshots" / commit, files, True)
     reason = offline_reason()
     if reason is not None:
-        return _from_cache_only(repo_id, repo_type, revision, storage, patterns, ignore, error, what, reason)
+        return _from_cache_only(repo_id, repo_type, revision, storage, patterns, ignore, error, what, reason, usable)
     try:
         folder = _download(repo_id, repo_type, revision, commit, patterns, ignore, error, what)
     except Unreachable as unreachable:  # no network: what the cache holds, if anything, said once
         try:
             cached = _from_cache_only(repo_id, repo_type, revision, storage, patterns, ignore, error, what,
-                                      "the hub cannot be reached")
+                                      "the hub cannot be reached", usable)
         except FertilityError:
             raise unreachable.error from None
         warnings.warn(f"{what}: cannot reach the hub at {endpoint()}; using what the cache holds (commit "
@@ -165,7 +167,8 @@ def fetch(repo_id: str, *, patterns: tuple[str, ...], repo_type: str = "model", 
 
 
 def _from_cache_only(repo_id: str, repo_type: str, revision: str | None, storage: Path, patterns: tuple[str, ...],
-                     ignore: tuple[str, ...], error: type[FertilityError], what: str, reason: str) -> Snapshot:
+                     ignore: tuple[str, ...], error: type[FertilityError], what: str, reason: str,
+                     usable: Callable[[Path], bool] | None) -> Snapshot:
     """Offline: whatever the cache holds for that revision (also files other tools downloaded)."""
     from huggingface_hub import snapshot_download
 
@@ -174,7 +177,7 @@ def _from_cache_only(repo_id: str, repo_type: str, revision: str | None, storage
             repo_id, repo_type=repo_type, revision=revision, cache_dir=hub_cache_dir(), allow_patterns=list(patterns),
             ignore_patterns=list(ignore) or None, local_files_only=True))
     except (OSError, ValueError) as err:  # LocalEntryNotFoundError and its kin: nothing usable cached
-        scanned = _scanned_snapshot(repo_id, repo_type, revision)
+        scanned = _scanned_snapshot(repo_id, repo_type, revision, usable)
         if scanned is None:
             raise error(f"{what}: not in the local Hugging Face cache ({hub_cache_dir()}) and offline ({reason}); "
                         "run once where the hub is reachable, without --offline and HF_HUB_OFFLINE, "
@@ -188,14 +191,13 @@ def _why(err: BaseException) -> str:
     return " (the cached copy is incomplete)" if type(err).__name__ == "IncompleteSnapshotError" else ""
 
 
-def _scanned_snapshot(repo_id: str, repo_type: str, revision: str | None) -> Path | None:
-    """A cached model snapshot holding a tokenizer, found by `huggingface_hub.scan_cache_dir`
+def _scanned_snapshot(repo_id: str, repo_type: str, revision: str | None,
+                      usable: Callable[[Path], bool] | None) -> Path | None:
+    """A cached model snapshot that `usable` accepts, found by `huggingface_hub.scan_cache_dir`
     when no ref names one (caches copied by hand): the one main points to first, then newest."""
-    if repo_type != "model" or revision is not None:
+    if repo_type != "model" or revision is not None or usable is None:
         return None
     from huggingface_hub import scan_cache_dir
-
-    from . import folder_tokenizer
 
     try:
         cache = scan_cache_dir(hub_cache_dir())
@@ -204,7 +206,7 @@ def _scanned_snapshot(repo_id: str, repo_type: str, revision: str | None) -> Pat
     for repo in cache.repos:
         if repo.repo_id == repo_id and repo.repo_type == "model":
             for found in sorted(repo.revisions, key=lambda r: ("main" not in r.refs, -r.last_modified)):
-                if folder_tokenizer(Path(found.snapshot_path)) is not None:
+                if usable(Path(found.snapshot_path)):
                     return Path(found.snapshot_path)
     return None
 
