@@ -21,6 +21,6 @@ def test_every_package_folder_is_in_the_wheel():
 def test_imports_follow_the_layers():
     command = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert command is not None, "lint-imports not found: install the test extra (pip install -e '.[test]')"
-    done = subprocess.run([command], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([command], check=False, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 kept, 0 broken" in done.stdout
