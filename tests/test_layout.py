@@ -24,3 +24,12 @@ def test_imports_follow_the_layers():
     done = subprocess.run([command], check=False, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 kept, 0 broken" in done.stdout
+
+
+def test_every_private_backend_module_is_guarded():
+    """import-linter takes no `_*` wildcard: a new private backend module must be listed."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    guarded = {m for c in contracts if c["type"] == "forbidden" for m in c["forbidden_modules"]}
+    private = {f"fertility.backends.{p.stem}" for p in (ROOT / "fertility" / "backends").glob("_*.py")
+               if p.stem != "__init__"}
+    assert private - guarded == set()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from real_files import real_file
 
 from fertility.backends import load_tokenizer
-from fertility.backends._gguf import OLLAMA_MODEL_LAYER, ollama_manifest
+from fertility.backends._ollama import OLLAMA_MODEL_LAYER, ollama_manifest
 from fertility.errors import TokenizerError
 
 MODEL = "application/vnd.ollama.image.model"

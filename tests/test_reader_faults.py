@@ -483,7 +483,7 @@ def test_the_checks_never_reject_a_true_entry(texts):
 def test_spm_merges_from_length_cuts_equal_every_cut(name):
     """The merges derived trying only cuts whose sides have token lengths are exactly those of
     trying every cut (recomputed here the slow way, on real llama.cpp vocabularies)."""
-    from fertility.backends import _gguf
+    from fertility.backends import _gguf_models
     from fertility.backends._gguf_read import read_metadata
     path = real_file(f"gguf/ggml-vocab-{name}.gguf")
     meta = read_metadata(path)
@@ -500,14 +500,14 @@ def test_spm_merges_from_length_cuts_equal_every_cut(name):
             continue
         slow += [(token[:c], token[c:]) for c in range(1, len(token)) if token[:c] in vocab and token[c:] in vocab]
     captured = {}
-    real_bpe = _gguf.models.BPE
+    real_bpe = _gguf_models.models.BPE
 
     def spy(**kwargs):
         captured.update(kwargs)
         return real_bpe(**kwargs)
     import unittest.mock
-    with unittest.mock.patch.object(_gguf.models, "BPE", side_effect=spy):
-        _gguf._spm(path, meta, tokens, types)
+    with unittest.mock.patch.object(_gguf_models.models, "BPE", side_effect=spy):
+        _gguf_models._spm(path, meta, tokens, types)
     assert captured["merges"] == slow and len(slow) > 1000
 
 

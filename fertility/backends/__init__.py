@@ -26,7 +26,7 @@ BACKENDS: dict[str, str] = {
     "tiktoken": "fertility.backends._tiktoken:load",
     "tekken": "fertility.backends._tiktoken:load_tekken",
     "gguf": "fertility.backends._gguf:load",
-    "ollama": "fertility.backends._gguf:load_ollama",
+    "ollama": "fertility.backends._ollama:load_ollama",
     "transformers": "fertility.backends._transformers:load",
 }
 BASELINES: dict[str, str] = {

@@ -53,7 +53,7 @@ def _candidates() -> Iterator[tuple[str, str]]:
             if (path.suffix == ".json" and "tekken" in path.name) or ".model" in path.name:
                 yield str(path), "installed package (mistral-common)"
     yield from _hub_entries()
-    from ._gguf import ollama_models_dir, ollama_names
+    from ._ollama import ollama_models_dir, ollama_names
 
     for name in ollama_names():
         yield f"ollama:{name}", f"Ollama store ({ollama_models_dir()})"
