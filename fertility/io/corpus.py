@@ -38,11 +38,11 @@ from .readers import (
     line_blocks,
     local_source,
     open_source,
-    records,
     split_suffix,
     stdin_source,
     url_sources,
 )
+from .records import BadRecords, records
 
 if TYPE_CHECKING:
     from .catalog import NamedCorpus
@@ -456,9 +456,8 @@ class CorpusStream:
 
     def _records(self, source: Source, lang: str):
         """(lang, number, text) of a record file's non-empty records."""
-        from .readers import _Bad
         options = source.options or self.options
-        bad = _Bad(options)
+        bad = BadRecords(options)
         file_digest = hashlib.sha256()
         handle = open_source(source)
         with handle:
