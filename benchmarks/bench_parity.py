@@ -1,4 +1,4 @@
-"""Issue 13's acceptance run: one `fertility retrain` command, 22 languages, judged on FLORES devtest.
+"""The parity trainer's acceptance run: one `fertility retrain` command, 22 languages, judged on FLORES devtest.
 
     fertility retrain NTREX-128 + FLORES-200 dev (22 languages) --vocab-size 64000
                       --target-parity FLORES-200 dev --held-out FLORES-200 devtest (22) -o DIR

@@ -6,7 +6,7 @@ pre-tokenizer, and with our mark-aware split (whose longer Bengali pre-tokens ma
 itself slower: that part is the price of the fix, not overhead). Ours reads the corpus strictly,
 samples by language, saves tokenizer.json and a record. Goal: at most 1.5x. Run: python benchmarks/bench_retrain.py [MONO_DIR] [VOCAB]
 
-`--parity [VOCAB]`: the 22-language data of issue 13 (NTREX-128 + FLORES-200 dev) instead, where
+`--parity [VOCAB]`: the 22-language parity data (NTREX-128 + FLORES-200 dev) instead, where
 the cost of `--trainer parity` (tokenizers' ParityBpeTrainer against the FLORES dev set) is given as
 a ratio against a plain BpeTrainer on the same lines with the same split, and against our own
 `--trainer bpe` on the same data. Run: python benchmarks/bench_retrain.py --parity [VOCAB]
@@ -70,7 +70,7 @@ LANGS = ("amh", "arb", "ben", "deu", "eng", "fra", "hin", "jpn", "khm", "kor", "
 
 
 def parity_costs(vocab: int) -> None:
-    """Issue 13's data: 22 languages, NTREX-128 + FLORES-200 dev; one run each (they take minutes)."""
+    """The parity data: 22 languages, NTREX-128 + FLORES-200 dev; one run each (they take minutes)."""
     corpora = SHARED_CORPORA
     dev = [p for p in sorted((corpora / "flores200" / "dev").glob("*.txt")) if p.stem.split("_")[0] in LANGS]
     train = [*sorted((corpora / "ntrex128").glob("*.txt")), *dev]

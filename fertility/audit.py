@@ -217,7 +217,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
 
 class _Meanwhile:
     """What the parent can do while worker processes count: import what the output needs and
-    list the vocabularies by script (no counting pass needed, issue 11). Whatever was not done
+    list the vocabularies by script (no counting pass needed). Whatever was not done
     (one process, or an error, which then happens again here and is reported) is done later."""
 
     def __init__(self, tokenizers: dict[str, Tokenizer], *, vocabularies: bool, frames: bool):

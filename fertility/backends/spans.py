@@ -27,7 +27,7 @@ def char_spans_to_bytes(text: str, offsets: list[tuple[int, int]]) -> tuple[np.n
 def byte_piece_spans(starts: np.ndarray, ends: np.ndarray, is_byte: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """SentencePiece reports the byte pieces of one character as [b, b) ... [b, b) [b, e):
     give the k-th of them the k-th byte, [b+k, b+k+1), so that the boundaries between them
-    fall inside the character and the character's word overlaps them all (issue 8, item 8a)."""
+    fall inside the character and the character's word overlaps them all."""
     if not is_byte.any():
         return starts, ends
     index = np.arange(len(starts))

@@ -35,7 +35,7 @@ class Counts(Additive):
     n_byte_tokens: int = 0  # byte fallback: tokens that are raw bytes, not whole characters
     n_boundaries: int = 0  # boundaries between consecutive tokens
     n_cut_boundaries: int = 0  # of those, inside an extended grapheme cluster
-    # added by issue 11 (older audit JSON lacks them: see AuditResult.missing)
+    # newer counts: an older audit JSON lacks them (see AuditResult.missing)
     n_single_token_words: int = 0  # whitespace words overlapping exactly one token
     n_continuation_tokens: int = 0  # tokens starting strictly inside a whitespace word
 

@@ -1,4 +1,4 @@
-"""Token distributions from the counting pass (issue 11): how long tokens are, which ids occur.
+"""Token distributions from the counting pass: how long tokens are, which ids occur.
 
 Per (tokenizer, language) an additive `TokenStats`: a histogram of the bytes of text each token
 covers (0..15, then 16 and more) and the frequency of each token id. Merged by addition, so

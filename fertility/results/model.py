@@ -144,15 +144,15 @@ class AuditResult:
                                    "signature_short": self.signature.short(), "by": by, "rows": rows}
         if self.has_findings if findings is None else findings:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
-        # added by issue 11, after the keys older readers know
+        # newer keys, after the keys older readers know
         payload["reference"] = self.reference
         payload["balance"] = {t: json_value(balance_json(self.counts_for(t), self.reference, parallel=self.parallel))
                               for t in self.tokenizers}
         if self.vocabularies:
             payload["vocabulary"] = {t: v.as_dict() for t, v in self.vocabularies.items()}
-        if self.unseen_tokens:  # added by issue 11 phase 2
+        if self.unseen_tokens:
             payload["tokens_never_produced"] = dict(self.unseen_tokens)
-        if self.intervals:  # issue 10: sampled audits, half-widths of 95% intervals over documents
+        if self.intervals:  # sampled audits: half-widths of 95% intervals over documents
             payload["intervals"] = json_value(self.intervals)
         if by == "lang" and self.pretoken_counts:  # what the pre-tokenizer ceiling chart draws
             pretokens: dict[str, dict[str, dict[str, int]]] = {}

@@ -175,7 +175,7 @@ def _mix(data: Any, scripts: dict[str, str]) -> dict | None:
 
 
 def _token_stats(row: dict, where: str) -> dict | None:
-    """The optional token_lengths and renyi_efficiency of a row (added by issue 11)."""
+    """The optional token_lengths and renyi_efficiency of a row (newer keys: an older audit has none)."""
     from fertility.metrics.token_stats import LENGTH_BUCKETS
 
     if "token_lengths" not in row:
