@@ -140,6 +140,27 @@ def _typed(table: dict, key: str, kind: type, source: str, what: str):
     return value
 
 
+def gather_config(config_path: Path | None, overrides: dict, *, cwd: Path) -> tuple[dict, str, Path | None]:
+    """The settings of a check: the config file given, else the one found from `cwd`
+    (fertility.toml, pyproject.toml's [tool.fertility]), its paths resolved against its
+    folder, then the options given (None: not given) over it. Returns (table, where the
+    settings came from, the config file or None)."""
+    path = config_path or find_config(cwd)
+    table: dict = {}
+    source = "options"
+    if path is not None:
+        table, source = load_config(path)
+        table = resolve_paths(table, path.parent)
+    return {**table, **{k: v for k, v in overrides.items() if v is not None}}, source, path
+
+
+def listed_corpora(table: dict) -> list[str]:
+    """The corpus paths a settings table names (one string or a list), before it is validated."""
+    corpus = table.get("corpus")
+    listed = [corpus] if isinstance(corpus, str) else corpus if isinstance(corpus, list) else []
+    return [c for c in listed if isinstance(c, str)]
+
+
 def parse_config(table: dict, *, source: str) -> GateConfig:
     """Validate keys and types: a typo or a wrong type is a configuration error."""
     for key in table:

@@ -73,16 +73,11 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     limits as tables, "*" for every language); options override the file. max_premium needs
     parallel text: aligned files, or parallel = true.
     """
-    from fertility.gate import find_config, load_config, parse_config, resolve_paths
+    from fertility.gate import gather_config, listed_corpora, parse_config
     from fertility.gate import run as run_gate
     from fertility.report import tables as render
 
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
-    path = config_path or find_config(Path.cwd())
-    table, source = {}, "options"
-    if path is not None:
-        table, source = load_config(path)
-        table = resolve_paths(table, path.parent)
     overrides = {"tokenizer": tokenizer, "corpus": [str(c) for c in corpus] or None,
                  "min_chars_per_token": _limits(min_chars_per_token, "--min-chars-per-token"),
                  "max_premium": _limits(max_premium, "--max-premium"),
@@ -90,12 +85,10 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
                  "max_unknown_share": _limits(max_unknown_share, "--max-unknown-share"),
                  "baseline": str(baseline) if baseline else None, "max_regression": max_regression,
                  "reference": reference, "normalize": normalize, "parallel": parallel}
-    table = {**table, **{k: v for k, v in overrides.items() if v is not None}}
-    checked = table.get("corpus")
-    checked = [checked] if isinstance(checked, str) else checked if isinstance(checked, list) else []
+    table, source, path = gather_config(config_path, overrides, cwd=Path.cwd())
     refuse_inputs_as_outputs(
         [Input("--config", path), *tokenizer_inputs([t for t in [table.get("tokenizer")] if isinstance(t, str)]),
-         *corpus_inputs([c for c in checked if isinstance(c, str)]),
+         *corpus_inputs(listed_corpora(table)),
          *([Input("baseline", table["baseline"])] if isinstance(table.get("baseline"), str) else []),
          *cache_input()],
         [Output("-o", output), Output("--junit", junit), Output("--summary", target)])
