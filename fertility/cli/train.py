@@ -148,11 +148,11 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     rank after the old, and each new token holds bytes only the corpus's scripts use, so text
     in other scripts encodes to the same ids. BASE is audited beside the result on held-out text.
     """
-    from fertility.audit import audit as run_audit
     from fertility.io.corpus import find_files
     from fertility.train.extend import extend as run_extend
     from fertility.train.retrain import OUR_FILES
     from fertility.train.retrain import check_output as check_retrain_output
+    from fertility.train.retrain_report import audit_extended, extend_summary
 
     fmt = resolve_format(fmt)
     refuse_inputs_as_outputs([Input("BASE", base), *corpus_inputs(corpus), *corpus_inputs(held_out, "--held-out"),
@@ -166,19 +166,7 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     result = run_extend(base, list(corpus), add=add, output=out_dir, split=split,
                         check_corpus=list(held_out) or None, force=force,
                         show_progress=not quiet and console.is_terminal)
-    record = result.record
-    console.print(f"wrote {out_dir / 'tokenizer.json'} ({record['added_tokens']:,} tokens added as ids "
-                  f"{record['base']['ids']:,}-{record['base']['ids'] + record['added_tokens'] - 1:,}, "
-                  f"{record['added_merges']:,} merges appended; every base id decodes as before) and "
-                  f"{out_dir / 'training.json'}", markup=False)
-    if record["added_tokens"] < add:
-        console.print(f"warning: the corpus gave only {record['added_tokens']:,} new tokens seen at "
-                      f"least twice (asked for {add:,})", markup=False)
-    for key, label in (("split_alone_changed_lines", "the mark-aware split alone changes the ids of"),
-                       ("held_out_changed_lines", "held-out lines whose ids changed:")):
-        changed = record[key]
-        if changed:
-            console.print(f"{label} " + ", ".join(f"{lang} {c['changed']}/{c['lines']}"
-                                                  for lang, c in changed.items()), markup=False)
-    after = run_audit([str(base), str(out_dir / "tokenizer.json")], list(held_out), reference=reference)
+    for line in extend_summary(result.record, out_dir, asked=add):
+        console.print(line, markup=False)
+    after = audit_extended(base, out_dir, list(held_out), reference=reference)
     emit(fmt, None, False, result=after, findings=True)

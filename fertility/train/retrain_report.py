@@ -1,4 +1,5 @@
-"""After `fertility retrain`: the new tokenizer (and --compare-with) audited on held-out text."""
+"""After `fertility retrain` or `extend`: what was written, and the new tokenizer audited on
+held-out text beside --compare-with (retrain) or its base (extend)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,27 @@ def report(retrained: Retrained, *, compare_with: str | None = None, held_out: S
     specs = ([compare_with] if compare_with else []) + [str(tokenizer_file)]
     after = audit(specs, list(held_out) or None, reference=reference)
     return RetrainReport(retrained, tokenizer_file, after)
+
+
+def extend_summary(record: dict, output: Path, *, asked: int) -> list[str]:
+    """Lines for stderr after `extend`: what was written, a shortfall, and the held-out (and
+    split-alone) lines whose ids changed, per language."""
+    first = record["base"]["ids"]
+    lines = [(f"wrote {output / 'tokenizer.json'} ({record['added_tokens']:,} tokens added as ids "
+             f"{first:,}-{first + record['added_tokens'] - 1:,}, {record['added_merges']:,} merges appended; "
+             f"every base id decodes as before) and {output / 'training.json'}")]
+    if record["added_tokens"] < asked:
+        lines.append(f"warning: the corpus gave only {record['added_tokens']:,} new tokens seen at "
+                     f"least twice (asked for {asked:,})")
+    for key, label in (("split_alone_changed_lines", "the mark-aware split alone changes the ids of"),
+                       ("held_out_changed_lines", "held-out lines whose ids changed:")):
+        changed = record[key]
+        if changed:
+            lines.append(f"{label} " + ", ".join(f"{lang} {c['changed']}/{c['lines']}" for lang, c in changed.items()))
+    return lines
+
+
+def audit_extended(base: Path, output: Path, held_out: Sequence[Path] = (), *,
+                   reference: str = "eng_Latn") -> AuditResult:
+    """The base and the extended tokenizer audited side by side on held-out text, with findings."""
+    return audit([str(base), str(output / "tokenizer.json")], list(held_out), reference=reference)
