@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -14,6 +13,7 @@ from fertility.compare import Comparison
 from fertility.results.model import json_value
 from fertility.version import __version__
 
+from .cells import interval, number
 from .tables import dropped_note, fit_columns, print_unclipped
 
 COLUMNS = ("lang", "script", "A c/t", "B c/t", "B−A", "B/A", "95% CI", "A prem", "B prem")
@@ -21,13 +21,11 @@ DROP_ORDER = ("script", "B prem", "A prem", "95% CI", "B−A", "B/A")
 
 
 def _num(value: float, digits: int = 2) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    return number(value, digits=digits)
 
 
 def _interval(row) -> str:
-    if math.isnan(row["ratio_ci_low"]):
-        return "n/a"
-    return f"{row['ratio_ci_low']:.3f}–{row['ratio_ci_high']:.3f}"
+    return interval(row["ratio_ci_low"], row["ratio_ci_high"])
 
 
 def comparison_table(comparison: Comparison, columns: Sequence[str] = COLUMNS) -> Table:
@@ -53,7 +51,7 @@ def comparison_table(comparison: Comparison, columns: Sequence[str] = COLUMNS) -
 
 
 def _signed(value: float) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:+.2f}"
+    return number(value, "signed")
 
 
 def print_comparison(console: Console, comparison: Comparison, *, width: int | None = None) -> None:

@@ -19,6 +19,7 @@ from fertility.metrics.counts import ALL
 from fertility.results.model import AuditResult
 
 from . import charts
+from .cells import missing
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def charts_of(report: Report) -> dict[str, dict[str, Any]]:
     if result is not None:
         rows = [r for r in language_rows(result) if r["lang"] != ALL]
         out["chars-per-token"] = charts.chars_per_token(rows)
-        if any(not _nan(r.get("premium")) for r in rows):
+        if any(not missing(r.get("premium")) for r in rows):
             out["premium"] = charts.premium(rows, result.reference)
         balance = {t: balance_json(result.counts_for(t), result.reference, parallel=result.parallel)
                    for t in result.tokenizers}
@@ -124,10 +125,6 @@ def _budget_rows(result: AuditResult, mix: dict[str, float] | None) -> list[dict
             rows.append({"tokenizer": name, "lang": row.lang, "script": result.scripts[row.lang],
                          "content_share": row.content_share, "token_share": row.token_share})
     return rows
-
-
-def _nan(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def retrain_report(after: AuditResult) -> Report:

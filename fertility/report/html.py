@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from fertility.metrics.counts import ALL
 from fertility.report.contents import Report, charts_of, language_rows
 
 from . import charts
+from .cells import interval, missing, number
 
 INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python and uharfbuzz)"
 
@@ -95,17 +95,9 @@ def _script_json(value: Any) -> str:
 
 
 def _cell(value: Any, kind: str) -> str:
-    if kind == "text":
+    if kind == "text" or (kind not in ("int", "share", "signed") and not missing(value) and not isinstance(value, float)):
         return html.escape(str(value))
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if kind == "int":
-        return f"{int(value):,}"
-    if kind == "share":
-        return f"{100 * value:.1f}%"
-    if kind == "signed":
-        return f"{value:+.3f}"
-    return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
+    return number(value, kind, digits=3)
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -207,15 +199,11 @@ def _comparison_table(comparison) -> str:
     for r in comparison.frame.to_dict(orient="records"):
         low, high = r.get("ratio_ci_low"), r.get("ratio_ci_high")
         shown = {**r, "lang": charts.label(r["lang"], r["script"]) if r["lang"] != ALL else "ALL (every language)",
-                 "interval": "n/a" if _missing(low) or _missing(high) else f"{low:.3f}–{high:.3f}"}
+                 "interval": interval(low, high)}
         cells = "".join(f'<td class="{kind}">{_cell(shown.get(key), kind if kind != "num" else "ratio")}</td>'
                         for key, _, kind in columns)
         body.append(f'<tr class="{"all" if r["lang"] == ALL else ""}">{cells}</tr>')
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _findings_diff(comparison, scripts: dict[str, str]) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,8 @@ from fertility.metrics.counts import ALL
 from fertility.results.model import json_value
 from fertility.results.signature import Signature
 from fertility.text.units import UNSPACED_SCRIPTS
+
+from .cells import number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,6 @@ _DISPLAY = {
     "n_single_token_words": ("1-token words", "int"), "n_continuation_tokens": ("cont. toks", "int"),
     "single_token_word_share": ("1-token word %", "share"), "continuation_token_share": ("cont. %", "share"),
 }
-
 
 # The table's columns (json/csv/markdown carry every count). On a narrow terminal, columns are
 # dropped whole, least important first (DROP_ORDER), and a note names them: a number is never cut.
@@ -89,15 +89,7 @@ def print_unclipped(console: Console, renderable: RenderableType) -> None:
 
 
 def _cell(value, kind: str) -> str:
-    if kind == "text":
-        return str(value)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if kind == "int":
-        return f"{int(value):,}"
-    if kind == "share":
-        return f"{100 * value:.1f}%"
-    return f"{value:.2f}"
+    return str(value) if kind == "text" else number(value, kind if kind in ("int", "share") else "ratio")
 
 
 _json_value = json_value  # for older imports

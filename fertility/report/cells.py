@@ -1,0 +1,31 @@
+"""How a number is shown, in every table, page and summary: one rule for missing values (None
+or NaN: "n/a"), counts, shares, signed differences and ratios, so text, markdown, CSV-free
+views and HTML never disagree on what a cell says."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def missing(value: Any) -> bool:
+    """No value to show: None, or a NaN (a ratio over a zero denominator)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def number(value: Any, kind: str = "ratio", *, digits: int = 2) -> str:
+    """`int` 12,345; `share` 12.3%; `signed` +0.12; anything else a ratio with `digits` decimals."""
+    if missing(value):
+        return "n/a"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "share":
+        return f"{100 * value:.1f}%"
+    if kind == "signed":
+        return f"{value:+.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def interval(low: Any, high: Any, *, digits: int = 3) -> str:
+    """`low–high`, or n/a when either end is missing."""
+    return "n/a" if missing(low) or missing(high) else f"{low:.{digits}f}–{high:.{digits}f}"
