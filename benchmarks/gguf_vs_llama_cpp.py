@@ -11,7 +11,7 @@ cmake -DGGML_NATIVE=OFF, CPU only) and compile the 30-line tool below against it
     python benchmarks/gguf_vs_llama_cpp.py path/to/llama-lines --write-reference
 
 The second form rewrites tests/data/gguf_llama_cpp_flores.json: llama.cpp's per-line token
-counts for the first lines of a few FLORES devtest languages, which tests/test_gguf.py checks
+counts for the first lines of a few FLORES devtest languages, which tests/backends/test_gguf.py checks
 against without llama.cpp.
 
 It reads lines on stdin and prints each line's ids (llama_tokenize with add_special=false,

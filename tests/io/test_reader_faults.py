@@ -2,7 +2,7 @@
 file and where: compressed streams truncated or damaged anywhere, Arrow streams cut between
 record batches, Parquet cut short, JSON lines with lone surrogates or deep nesting, long lines
 read in pieces exactly as a whole line is cut, and a profile cache that is tampered with or
-holds things that are not files. The memory side of the same inputs is tests/test_memory_ceiling.py.
+holds things that are not files. The memory side of the same inputs is tests/io/test_memory_ceiling.py.
 """
 
 from __future__ import annotations

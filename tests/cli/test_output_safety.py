@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from fertility.cli import cli
 from fertility.io.samples import samples_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENG = "The river market opens at dawn.\nBoats arrive.\n"
 BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"
 AUDIT = ("audit", "-t", "bytes", "-f", "json", "-q")

