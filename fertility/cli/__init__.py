@@ -582,9 +582,11 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
                    "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
+              help="Worker processes [default: every core]; results are identical for any N.")
 @output_options
 @hub_options
-def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, quiet, fmt, output, force):
+def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, quiet, jobs, fmt, output, force):
     """Two tokenizers side by side on the same corpora (default: the bundled samples).
 
     A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
@@ -599,7 +601,7 @@ def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, qui
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
-                                 normalize=normalize, progress=progress, parallel=parallel)
+                                 normalize=normalize, progress=progress, parallel=parallel, jobs=jobs)
     if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render_compare.print_comparison(console, comparison, width=console.width)
         return
@@ -654,9 +656,11 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @hub_options
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing on a pass or a failed threshold: the exit code tells (files asked for are written).")
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
+              help="Worker processes [default: every core]; results are identical for any N.")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
           max_unknown_share, baseline, max_regression, reference, parallel, normalize, junit, summary, fmt, output,
-          force, quiet):
+          force, quiet, jobs):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
 
     Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
@@ -700,7 +704,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
-    report = run_gate(config)
+    report = run_gate(config, jobs=jobs)
     if fmt == "html":
         from fertility.report.contents import gate_report
         from fertility.report.html import page
