@@ -218,3 +218,11 @@ def test_sampled_audit_on_dask_gives_the_local_intervals():
         on_dask = fertility.audit(["bytes"], files, cache=False, diagnose=False, sample=Sample(docs=50),
                                   chunk_bytes=5_000, engine="dask", scheduler=cluster.scheduler_address, frames=False)
     assert on_dask.intervals and on_dask.intervals == local_result.intervals
+
+
+@pytest.mark.parametrize("command", [["compare", "bytes", "graphemes"], ["check", "-t", "bytes",
+                                                                         "--min-chars-per-token", "0.5"]])
+def test_jobs_out_of_range_is_a_usage_error_on_compare_and_check(command, tmp_path):
+    result = CliRunner().invoke(cli, [*command, "--jobs", "0"], env=ENV)
+    assert result.exit_code == 2
+    assert "--jobs 0: out of range (from 1 to" in result.output
