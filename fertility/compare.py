@@ -141,7 +141,8 @@ def _changed_words(words: dict[tuple[str, str], list[int]], *, per_language: int
     """Per language written with spaces, the words whose token count changed most (mean per
     occurrence), most frequent first among equals. `words`: (language, word) -> [occurrences,
     tokens under A, tokens under B], tallied by the engine's workers."""
-    ranked = sorted(words.items(), key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
+    changed = [(key, counts) for key, counts in words.items() if counts[1] != counts[2]]  # no others are shown
+    ranked = sorted(changed, key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
     out: list[dict] = []
     shown: dict[str, int] = {}
     for (lang, word), (n, ta, tb) in ranked:

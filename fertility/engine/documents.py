@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 WordKey = tuple[str, str]  # (language, word)
+WordTally = tuple[list[WordKey], np.ndarray]  # distinct words, and per word [occurrences, tokens per tokenizer]
 
 _COMPACT_EVERY = 64  # word tallies of this many chunks are summed into one: memory stays bounded
 
@@ -51,14 +52,15 @@ class Documents:
         return {lang: np.asarray(positions[lang], dtype=np.int64) for lang in sorted(positions)}
 
 
-def _add_words(into: dict[WordKey, list[int]], other: dict[WordKey, list[int]]) -> None:
-    for key, values in other.items():
-        mine = into.get(key)
-        if mine is None:
-            into[key] = list(values)
-        else:
-            for i, value in enumerate(values):
-                mine[i] += value
+def _combine(parts: Sequence[WordTally], width: int) -> WordTally:
+    """Several tallies as one: the counts of a word seen in several are summed."""
+    index: dict[WordKey, int] = {}
+    rows = np.fromiter((index.setdefault(key, len(index)) for keys, _ in parts for key in keys), dtype=np.int64,
+                       count=sum(len(keys) for keys, _ in parts))
+    out = np.zeros((len(index), width), dtype=np.int64)
+    if len(rows):
+        np.add.at(out, rows, np.concatenate([counts for _, counts in parts]))
+    return list(index), out
 
 
 @dataclass
@@ -67,23 +69,20 @@ class DocumentRows:
     (`finish`), so merging n chunks costs n, not n squared."""
 
     parts: list[tuple[np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
-    word_parts: list[dict[WordKey, list[int]]] = field(default_factory=list)
+    word_parts: list[WordTally] = field(default_factory=list)
 
     @classmethod
     def of_chunk(cls, doc_index: Sequence[int], langs: Sequence[str], n_bytes: np.ndarray, n_chars: np.ndarray,
-                 tokens: Sequence[np.ndarray], words: dict[WordKey, list[int]]) -> DocumentRows:
+                 tokens: Sequence[np.ndarray], words: WordTally | None) -> DocumentRows:
         n = len(doc_index)
         stacked = np.vstack([np.asarray(t, dtype=np.int64) for t in tokens]) if tokens else np.zeros((0, n), np.int64)
         return cls([(np.asarray(doc_index, dtype=np.int64), list(langs), np.asarray(n_bytes, dtype=np.int64),
-                     np.asarray(n_chars, dtype=np.int64), stacked)], [words] if words else [])
+                     np.asarray(n_chars, dtype=np.int64), stacked)], [words] if words is not None else [])
 
     def merge(self, other: DocumentRows) -> DocumentRows:
         word_parts = self.word_parts + other.word_parts
         if len(word_parts) > _COMPACT_EVERY:
-            combined: dict[WordKey, list[int]] = {}
-            for part in word_parts:
-                _add_words(combined, part)
-            word_parts = [combined]
+            word_parts = [_combine(word_parts, word_parts[0][1].shape[1])]
         return DocumentRows(self.parts + other.parts, word_parts)
 
     def finish(self, n_tokenizers: int) -> Documents:
@@ -102,31 +101,36 @@ class DocumentRows:
             n_bytes, n_chars = np.add.reduceat(n_bytes, first), np.add.reduceat(n_chars, first)
             tokens = np.add.reduceat(tokens, first, axis=1)
         words: dict[WordKey, list[int]] = {}
-        for part in self.word_parts:
-            _add_words(words, part)
+        if self.word_parts:
+            keys, counts = _combine(self.word_parts, self.word_parts[0][1].shape[1])
+            words = dict(zip(keys, counts.tolist()))
         return Documents(index, langs, n_bytes, n_chars, tokens, words)
 
 
-def chunk_words(data: bytes, word_starts: np.ndarray, word_ends: np.ndarray, keep: np.ndarray,
-                word_langs: Sequence[str], per_tokenizer: Sequence[np.ndarray]) -> dict[WordKey, list[int]]:
-    """Tally of the kept words of a chunk: (language, word) -> [occurrences, tokens per tokenizer].
-    `data` is the chunk's UTF-8 text and the word spans are byte offsets into it."""
-    tally: dict[WordKey, list[int]] = {}
-    chosen = np.flatnonzero(keep)
-    if not len(chosen):
-        return tally
-    starts, ends = word_starts[chosen].tolist(), word_ends[chosen].tolist()
-    counts = [t[chosen].tolist() for t in per_tokenizer]
-    for k, (start, end) in enumerate(zip(starts, ends)):
-        key = (word_langs[k], data[start:end].decode("utf-8", errors="surrogatepass"))
-        entry = tally.get(key)
-        if entry is None:
-            tally[key] = [1, *(c[k] for c in counts)]
-        else:
-            entry[0] += 1
-            for i, c in enumerate(counts):
-                entry[i + 1] += c[k]
-    return tally
+def chunk_words(data: bytes, word_starts: np.ndarray, word_ends: np.ndarray, word_lang: np.ndarray,
+                langs: Sequence[str], tallied: Sequence[int], per_tokenizer: Sequence[np.ndarray]) -> WordTally:
+    """Tally of a chunk's words in the `tallied` languages (indices into `langs`; `word_lang`
+    gives each word's): per distinct (language, word), its occurrences and the tokens over them
+    under each tokenizer. `data` is the chunk's UTF-8 text; the word spans are byte offsets
+    into it. Words are grouped by their bytes and summed with bincount (exact: integers far
+    below 2**53), then only the distinct ones are decoded."""
+    keys: list[WordKey] = []
+    blocks = []
+    for code in tallied:
+        mine = np.flatnonzero(word_lang == code)
+        if not len(mine):
+            continue
+        pieces = [data[s:e] for s, e in zip(word_starts[mine].tolist(), word_ends[mine].tolist())]
+        ids: dict[bytes, int] = {}
+        rows = np.array([ids.setdefault(piece, len(ids)) for piece in pieces], dtype=np.int64)
+        block = np.empty((len(ids), 1 + len(per_tokenizer)), dtype=np.int64)
+        block[:, 0] = np.bincount(rows, minlength=len(ids))
+        for t, tokens in enumerate(per_tokenizer):
+            block[:, t + 1] = np.bincount(rows, weights=tokens[mine], minlength=len(ids)).astype(np.int64)
+        keys += [(langs[code], piece.decode("utf-8", errors="surrogatepass")) for piece in ids]
+        blocks.append(block)
+    counts = np.concatenate(blocks) if blocks else np.zeros((0, 1 + len(per_tokenizer)), dtype=np.int64)
+    return keys, counts
 
 
 __all__ = ["DocumentRows", "Documents", "PerDocument", "chunk_words"]

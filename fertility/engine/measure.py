@@ -188,13 +188,10 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
 def _documents(chunk: Chunk, prof: ChunkProfile, langs: list[str], lang_of_doc: np.ndarray,
                per_document: PerDocument, doc_tokens: list[np.ndarray], word_tokens: list[np.ndarray]) -> DocumentRows:
     """The chunk's per-document rows (see documents.py) and its word tallies."""
-    words: dict = {}
-    if per_document.words_of and len(prof.word_doc):
-        tallied = np.array([lang in per_document.words_of for lang in langs], dtype=bool)
-        word_lang = lang_of_doc[prof.word_doc]
-        keep = tallied[word_lang]
-        if keep.any():
-            data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass")
-            words = chunk_words(data, prof.word_starts, prof.word_ends, keep,
-                                [langs[i] for i in word_lang[keep].tolist()], word_tokens)
+    words = None
+    if per_document.words_of:
+        tallied = [i for i, lang in enumerate(langs) if lang in per_document.words_of]
+        data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass") if tallied else b""
+        words = chunk_words(data, prof.word_starts, prof.word_ends, lang_of_doc[prof.word_doc], langs, tallied,
+                            word_tokens)
     return DocumentRows.of_chunk(chunk.doc_index, chunk.langs, prof.doc_bytes, prof.doc_chars, doc_tokens, words)
