@@ -1,5 +1,5 @@
 """Values kept per document, for what needs documents rather than sums: a sampled audit's
-intervals, compare's paired bootstrap and changed words, the premiums' intervals.
+intervals, compare's paired bootstrap and its changed words.
 
 The worker that measures a chunk also keeps, per text of the chunk, its document's index,
 language, bytes, characters and each tokenizer's tokens (and, for the languages asked, each
