@@ -12,9 +12,10 @@ from fertility.caches import cache_dir
 from fertility.diagnose.rules import Thresholds
 from fertility.diagnose.rules import diagnose as judge
 from fertility.engine.chunks import CHUNK_BYTES, SAMPLE_BYTES
+from fertility.engine.documents import DocumentRows, Documents, PerDocument
 from fertility.engine.evidence import assemble
 from fertility.engine.local import default_jobs, run
-from fertility.engine.measure import ChunkResult, Observer
+from fertility.engine.measure import ChunkResult
 from fertility.engine.profiles import ProfileCache
 from fertility.io.corpus import Corpus, CorpusStream
 from fertility.io.numbers import MAX_JOBS, whole
@@ -114,7 +115,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
-          observers: Callable[[str], Observer | None] | None = None, jobs: int | None = 1,
+          jobs: int | None = 1,
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
@@ -125,14 +126,32 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     display names to either; the names label every row, chart and signature entry.
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
-    into findings against `reference` and the optional content `mix`. `observers(name)` may
-    return a callback that sees each document's tokens (compare uses it; it implies one
-    process). `jobs` worker processes (None: every core); `cache` the unit-profile cache
+    into findings against `reference` and the optional content `mix`. `jobs` worker processes (None: every core); `cache` the unit-profile cache
     (True: the user's cache folder, False: none, or a ProfileCache whose `stats` then tell).
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
     """
+    return audit_documents(
+        tokenizers, corpus, doc_mode=doc_mode, pattern=pattern, normalize=normalize, progress=progress,
+        diagnose=diagnose, reference=reference, mix=mix, thresholds=thresholds, jobs=jobs, cache=cache,
+        chunk_bytes=chunk_bytes, read_options=read_options, shard=shard, sample=sample, engine=engine,
+        scheduler=scheduler, frames=frames, parallel=parallel)[0]
+
+
+def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
+                    corpus: Sequence[str | Path] | Corpus | None = None, *, doc_mode: str = "line",
+                    pattern: str | None = None, normalize: str | None = None, progress: Progress | None = None,
+                    diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
+                    thresholds: Thresholds | None = None, jobs: int | None = 1,
+                    cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
+                    read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
+                    sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
+                    frames: bool = True, parallel: bool = False, per_document: PerDocument | None = None,
+                    ) -> tuple[AuditResult, Documents | None]:
+    """`audit`, and with `per_document` (or a sample, whose intervals need them) the values of
+    each document (documents.py): measured in the worker processes with the counts, so any
+    `jobs` gives the same rows."""
     if not tokenizers:
         raise UsageError("no tokenizer given")
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
@@ -156,41 +175,33 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         documents = stream.batches() if sample is None and shard is None else stream.documents()
     if not isinstance(cache, ProfileCache):
         cache = ProfileCache(cache_dir() if cache else None)
-    watchers = [observers(name) for name in names] if observers else None
     label = f"auditing with {', '.join(names)}" + (" (+ findings)" if diagnose else "")
     advance = progress(label, total_bytes) if progress else None
-    tracked = None
 
     def parallelism() -> Parallelism:  # once the corpus is read
         summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
         return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
 
     if sample is not None:  # the sample first, then the shard's slice of it
-        from fertility.io.sampling import DocumentCounts
         from fertility.io.sampling import sample as sampled
         documents = sampled(documents, sample, aligned=lambda: parallelism().parallel)  # type: ignore[assignment]
     if shard is not None:
         from fertility.results.shards import select
         documents = select(documents, shard)  # type: ignore[assignment]
-    if sample is not None and observers is None:  # per-document counts for the intervals
-        tracked = DocumentCounts()
-        documents = tracked.track(documents)  # type: ignore[assignment]
-        watchers = [tracked.observer(t) for t in range(len(names))]
+    if sample is not None and per_document is None:  # per-document counts for the intervals
+        per_document = PerDocument()
     early = _Meanwhile(dict(zip(names, loaded)), vocabularies=diagnose, frames=frames)
     if engine == "dask":
-        if watchers and any(watchers):
-            raise UsageError("--engine dask does not gather per-document counts (sampling intervals, "
-                             "comparisons); use the local engine for those")
         from fertility.engine import dask as dask_engine
         total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
-                                scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
+                                scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes,
+                                per_document=per_document)
     else:
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
                     specs=[t if isinstance(t, str) else None for t in given_specs],
                     load_options={"pattern": pattern, "normalize": normalize},
-                    advance=advance, observe=watchers if watchers and any(watchers) else None,
-                    chunk_bytes=chunk_bytes, meanwhile=early.run)
+                    advance=advance, per_document=per_document, chunk_bytes=chunk_bytes, meanwhile=early.run)
         cache.warn()
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
     langs = list(summary.scripts)
@@ -208,11 +219,16 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix, parallel=decided,
                      thresholds=thresholds or Thresholds()) if diagnose else []
     token_stats, unseen_tokens = distributions(names, loaded, langs, total)
-    return AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
+    rows = None
+    if per_document is not None:
+        rows = (total.documents or DocumentRows()).finish(len(names))
+    result = AuditResult(signature=signature, tokenizers=tuple(names), scripts=dict(summary.scripts),
                        counts=counts, findings=tuple(findings), evidence=evidence, reference=reference,
                        vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
-                       intervals=intervals(tracked, names) if tracked is not None else {}, mix=mix)
+                       intervals=intervals(rows, names) if sample is not None and rows is not None else {},
+                       mix=mix)
+    return result, rows
 
 
 class _Meanwhile:
@@ -263,4 +279,4 @@ def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequ
     return rows, unseen_tokens
 
 
-__all__ = ["Progress", "audit", "engine_settings", "named", "split_name", "unique_names"]
+__all__ = ["Progress", "audit", "audit_documents", "engine_settings", "named", "split_name", "unique_names"]

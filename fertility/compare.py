@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fertility.engine.count import tokens_per_word
-from fertility.io.corpus import Corpus, read_corpus
+from fertility.engine.documents import PerDocument
+from fertility.io.corpus import read_corpus
 from fertility.io.parallel import Parallelism
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
@@ -25,7 +25,7 @@ from fertility.results.model import AuditResult, load_one
 from fertility.results.signature import Signature, check_comparable
 from fertility.text.units import is_spaced
 
-from .audit import audit
+from .audit import audit_documents
 from .errors import UsageError
 
 if TYPE_CHECKING:  # numpy and pandas load when a comparison runs, not with --help
@@ -53,21 +53,6 @@ class Comparison:
         return None if self.parallel is None or self.parallel.parallel else self.parallel.note()
 
 
-class _Collector:
-    """Per-document token counts, and per word its byte span and token count, of one tokenizer."""
-
-    def __init__(self, n_docs: int):
-        import numpy as np
-
-        empty = np.zeros(0, dtype=np.int64)
-        self.doc_tokens = np.zeros(n_docs, dtype=np.int64)
-        self.word_tokens: list[np.ndarray] = [empty] * n_docs
-        self.word_spans: list[tuple[np.ndarray, np.ndarray]] = [(empty, empty)] * n_docs
-
-    def __call__(self, index, profile, encoded) -> None:
-        self.doc_tokens[index] = len(encoded.starts)
-        self.word_tokens[index] = tokens_per_word(profile, encoded.starts, encoded.ends)
-        self.word_spans[index] = (profile.word_starts, profile.word_ends)
 
 
 def join(result_a: AuditResult, result_b: AuditResult, *, reference: str = "eng_Latn",
@@ -123,25 +108,12 @@ def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b
     return out
 
 
-def _changed_words(corpus: Corpus, collectors, *, per_language: int = 3) -> list[dict]:
+def _changed_words(words: dict[tuple[str, str], list[int]], *, per_language: int = 3) -> list[dict]:
     """Per language written with spaces, the words whose token count changed most (mean per
-    occurrence), most frequent first among equals."""
-    totals: dict[tuple[str, str], list[int]] = {}
-    for index, doc in enumerate(corpus.documents):
-        if not is_spaced(corpus.scripts[doc.lang]):
-            continue
-        words_a, words_b = collectors[0].word_tokens[index], collectors[1].word_tokens[index]
-        if not len(words_a):
-            continue
-        data = doc.text.encode("utf-8")
-        word_starts, word_ends = collectors[0].word_spans[index]
-        words = [data[s:e].decode("utf-8") for s, e in zip(word_starts.tolist(), word_ends.tolist())]
-        for word, ta, tb in zip(words, words_a.tolist(), words_b.tolist()):
-            entry = totals.setdefault((doc.lang, word), [0, 0, 0])
-            entry[0] += 1
-            entry[1] += ta
-            entry[2] += tb
-    ranked = sorted(totals.items(), key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
+    occurrence), most frequent first among equals. `words`: (language, word) -> [occurrences,
+    tokens under A, tokens under B], tallied by the engine's workers."""
+    changed = [(key, counts) for key, counts in words.items() if counts[1] != counts[2]]  # no others are shown
+    ranked = sorted(changed, key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
     out: list[dict] = []
     shown: dict[str, int] = {}
     for (lang, word), (n, ta, tb) in ranked:
@@ -168,28 +140,22 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 
 def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
-                 normalize: str | None = None, progress=None, parallel: bool = False) -> Comparison:
-    import numpy as np
-
+                 normalize: str | None = None, progress=None, parallel: bool = False,
+                 jobs: int | None = 1) -> Comparison:
+    """Both tokenizers in one audit (`jobs` worker processes) that also keeps each document's
+    tokens, for the paired bootstrap, and each spaced language's words' tokens, for the
+    changed words."""
     corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
-    collectors: dict[str, _Collector] = {}
-
-    def observer(name: str):
-        collectors[name] = _Collector(len(corpus.documents))
-        return collectors[name]
-
-    result = audit([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize, reference=reference,
-                   progress=progress, observers=observer, parallel=parallel)
+    spaced = frozenset(lang for lang, script in corpus.scripts.items() if is_spaced(script))
+    result, documents = audit_documents([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize,
+                                        reference=reference, progress=progress, parallel=parallel, jobs=jobs,
+                                        per_document=PerDocument(words_of=spaced))
+    assert documents is not None
     a, b = result.tokenizers
-    docs: dict[str, list[int]] = {}
-    for index, doc in enumerate(corpus.documents):
-        docs.setdefault(doc.lang, []).append(index)
-    ordered = (collectors[a], collectors[b])
-    intervals = paired_intervals({lang: np.array(i) for lang, i in docs.items()},
-                                 ordered[0].doc_tokens, ordered[1].doc_tokens)
+    intervals = paired_intervals(documents.by_language(), documents.tokens[0], documents.tokens[1])
     result_a, result_b = result.one(a), result.one(b)
     frame = join(result_a, result_b, reference=reference, intervals=intervals)
-    return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(corpus, ordered),
+    return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(documents.words),
                       _findings_diff([f.as_dict() for f in result_a.findings],
                                      [f.as_dict() for f in result_b.findings]),
                       parallel=result.parallel)
@@ -240,15 +206,17 @@ def compare_saved(path_a: Path, path_b: Path, *, reference: str = "eng_Latn") ->
 
 def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = False, pattern: str | None = None,
         reference: str = "eng_Latn", normalize: str | None = None, progress=None,
-        parallel: bool = False) -> Comparison:
-    """`fertility compare`: two tokenizer specs (tokenized now, with intervals) or two saved
-    audit JSON files (compared as saved); options that would be ignored are refused."""
+        parallel: bool = False, jobs: int | None = 1) -> Comparison:
+    """`fertility compare`: two tokenizer specs (tokenized now, with intervals, in `jobs` worker
+    processes; None: every core) or two saved audit JSON files (compared as saved); options
+    that would be ignored are refused."""
     saved = [is_audit_json(Path(x)) for x in (a, b)]
     if any(saved) and not all(saved):  # the other one may be a hand-edited or broken audit JSON
         saved = [s or looks_like_audit(Path(x)) for s, x in zip(saved, (a, b))]
     if not any(saved):
         return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
-                            pattern=pattern, normalize=normalize, progress=progress, parallel=parallel)
+                            pattern=pattern, normalize=normalize, progress=progress, parallel=parallel,
+                            jobs=jobs)
     if not all(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
     if corpus:

@@ -255,25 +255,26 @@ class GateReport:
         return junit_xml(list(self.checks), tokenizer=next(iter(self.signature.tokenizers), ""))
 
 
-def run(config: GateConfig) -> GateReport:
-    """Audit, check every threshold (and the baseline), refuse a gate with nothing to check."""
+def run(config: GateConfig, *, jobs: int | None = 1) -> GateReport:
+    """Audit (in `jobs` worker processes; None: every core), check every threshold (and the
+    baseline), refuse a gate with nothing to check."""
     if config.baseline:  # a broken baseline is found before the audit, not after it
         load_one(Path(config.baseline))
     if "max_premium" in (config.limits or {}) and not config.parallel:  # so is a premium without parallel text
         premium_needs_parallel(config, corpus_parallelism(config))
     audited: list[AuditResult] = []
-    checks, signature = run_gate(config, keep=audited)
+    checks, signature = run_gate(config, keep=audited, jobs=jobs)
     if not checks:
         raise UsageError(f"{config.source}: no thresholds configured (min_chars_per_token, max_premium, ...)")
     return GateReport(tuple(checks), signature, config.source, result=audited[0] if audited else None)
 
 
-def run_gate(config: GateConfig, *, keep: list | None = None) -> tuple[list[Check], Signature]:
+def run_gate(config: GateConfig, *, keep: list | None = None, jobs: int | None = 1) -> tuple[list[Check], Signature]:
     """Audit the tokenizer and check every threshold; returns the checks and the audit signature
     (and appends the audit to `keep`, when given)."""
     result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, normalize=config.normalize, diagnose=False,
-                   reference=config.reference, parallel=config.parallel)
+                   reference=config.reference, parallel=config.parallel, jobs=jobs)
     if keep is not None:
         keep.append(result)
     name = result.tokenizers[0]

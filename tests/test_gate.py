@@ -381,7 +381,7 @@ def test_exit_0_and_1(tmp_path, monkeypatch):
 
 
 def test_internal_error_exits_3_with_a_traceback(tmp_path, monkeypatch):
-    def explode(config):
+    def explode(config, **options):
         raise ZeroDivisionError("boom")
     monkeypatch.setattr(importlib.import_module("fertility.gate"), "run", explode)
     monkeypatch.chdir(make_project(tmp_path, BASE + "min_chars_per_token = 0.1\n", name="fertility.toml"))

@@ -62,9 +62,11 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @hub_options
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing on a pass or a failed threshold: the exit code tells (files asked for are written).")
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
+              help="Worker processes [default: every core]; results are identical for any N.")
 def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_grapheme_cut_share,
           max_unknown_share, baseline, max_regression, reference, parallel, normalize, junit, summary, fmt, output,
-          force, quiet):
+          force, quiet, jobs):
     """CI gate: exit 0 when every threshold holds, 1 when one fails, 2 for a config error.
 
     Thresholds come from [tool.fertility] in pyproject.toml or a fertility.toml (keys:
@@ -101,7 +103,7 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
     config = parse_config(table, source=source)
-    report = run_gate(config)
+    report = run_gate(config, jobs=jobs)
     if fmt == "html":
         from fertility.report.contents import gate_report
         from fertility.report.html import page

@@ -8,6 +8,7 @@ import click
 
 from fertility.io.output import Output, output_target, refuse_inputs_as_outputs
 
+from . import options
 from .common import (
     PARALLEL_HELP,
     cache_input,
@@ -34,9 +35,11 @@ from .common import (
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
                    "Default: what the tokenizer's runtime does, when known (Qwen: nfc), else none.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-j", "--jobs", type=options.JOBS, metavar="N",
+              help="Worker processes [default: every core]; results are identical for any N.")
 @output_options
 @hub_options
-def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, quiet, fmt, output, force):
+def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, quiet, jobs, fmt, output, force):
     """Two tokenizers side by side on the same corpora (default: the bundled samples).
 
     A and B are tokenizer specs, or two saved `fertility audit -f json` files (compared
@@ -51,7 +54,7 @@ def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, qui
     output = output_target(output, force=force)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
-                                 normalize=normalize, progress=progress, parallel=parallel)
+                                 normalize=normalize, progress=progress, parallel=parallel, jobs=jobs)
     if fmt == "table" and output is None and (console := make_console()).is_terminal:
         render_compare.print_comparison(console, comparison, width=console.width)
         return

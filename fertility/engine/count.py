@@ -16,9 +16,8 @@ from fertility.metrics.counts import Counts
 from fertility.text.units import TextProfile
 
 from .local import run
-from .measure import Observer
 
-__all__ = ["Observer", "count", "cut_boundaries", "flagged_chars", "split_words", "tokens_per_word"]
+__all__ = ["count", "cut_boundaries", "flagged_chars", "split_words", "tokens_per_word"]
 
 def _on(points: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Which positions are among the sorted `points`."""

@@ -20,14 +20,16 @@ from fertility.io.corpus import Batch, Document
 from fertility.text.pieces import PIECE_BYTES
 
 from .chunks import CHUNK_BYTES, Chunk, chunked
+from .documents import PerDocument
 from .measure import ChunkResult, measure_chunk
 from .profiles import ProfileCache
 
 
-def _measure(chunk: Chunk, tokenizers: list[Tokenizer], evidence: bool) -> ChunkResult:
+def _measure(chunk: Chunk, tokenizers: list[Tokenizer], evidence: bool,
+             per_document: PerDocument | None = None) -> ChunkResult:
     import os
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
-    return measure_chunk(chunk, tokenizers, evidence=evidence, cache=ProfileCache(None))
+    return measure_chunk(chunk, tokenizers, evidence=evidence, cache=ProfileCache(None), per_document=per_document)
 
 
 CALL_SECONDS = 120  # scattering the tokenizers, waiting for a first worker
@@ -117,8 +119,8 @@ def _result(future, address: str | None):
 
 def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool, jobs: int = 1,
         scheduler: str | None = None, advance: Callable[[int], None] | None = None,
-        chunk_bytes: int = CHUNK_BYTES, client=None) -> ChunkResult:
-    """Like workers.run, on Dask; `client` an existing dask.distributed Client (tests)."""
+        chunk_bytes: int = CHUNK_BYTES, client=None, per_document: PerDocument | None = None) -> ChunkResult:
+    """Like local.run, on Dask; `client` an existing dask.distributed Client (tests)."""
     own = client is None
     cluster = None
     if own:
@@ -133,7 +135,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
         total = ChunkResult()
         pending: deque = deque()
         for chunk in chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=PIECE_BYTES):
-            pending.append(client.submit(_measure, chunk, shared, evidence, pure=False, retries=3))
+            pending.append(client.submit(_measure, chunk, shared, evidence, per_document, pure=False, retries=3))
             while len(pending) >= 2 * workers:
                 total = _take(total, _result(pending.popleft(), scheduler), advance)
         while pending:

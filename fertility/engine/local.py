@@ -23,7 +23,8 @@ from fertility.text import units as text
 from fertility.text.pieces import PIECE_BYTES
 
 from .chunks import CHUNK_BYTES, SAMPLE_BYTES, Chunk, chunked
-from .measure import ChunkResult, Observer, measure_chunk
+from .documents import PerDocument
+from .measure import ChunkResult, measure_chunk
 from .profiles import ProfileCache
 
 _WORKER: dict = {}
@@ -66,7 +67,7 @@ def die_with_parent(parent: int) -> None:
 
 
 def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_folder: str | None,
-                  parent: int) -> None:
+                  parent: int, per_document: PerDocument | None = None) -> None:
     from .malloc import keep_freed_memory
 
     die_with_parent(parent)
@@ -77,12 +78,14 @@ def _worker_start(specs: list[str], load_options: dict, evidence: bool, cache_fo
     if _WORKER.get("tokenizers") is None:  # not inherited by fork: load by spec, once
         _WORKER["tokenizers"] = [load_tokenizer(spec, **load_options) for spec in specs]
     _WORKER["evidence"], _WORKER["cache_folder"] = evidence, cache_folder
+    _WORKER["per_document"] = per_document
 
 
 def _worker_chunk(chunk: Chunk) -> ChunkResult:
     folder = _WORKER["cache_folder"]
     cache = ProfileCache(Path(folder) if folder else None)
-    result = measure_chunk(chunk, _WORKER["tokenizers"], evidence=_WORKER["evidence"], cache=cache)
+    result = measure_chunk(chunk, _WORKER["tokenizers"], evidence=_WORKER["evidence"], cache=cache,
+                           per_document=_WORKER["per_document"])
     result.cache = cache.stats
     return result
 
@@ -97,7 +100,7 @@ def default_jobs() -> int:
 def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], *, evidence: bool,
         cache: ProfileCache | None = None, jobs: int = 1, specs: Sequence[str | None] | None = None,
         load_options: dict | None = None, advance: Callable[[int], None] | None = None,
-        observe: Sequence[Observer | None] | None = None, chunk_bytes: int = CHUNK_BYTES,
+        per_document: PerDocument | None = None, chunk_bytes: int = CHUNK_BYTES,
         meanwhile: Callable[[], object] | None = None) -> ChunkResult:
     """Measure `documents` with every tokenizer, chunk by chunk, and merge the results in order;
     `cache.stats` counts the profile cache's hits and misses, whichever process had them.
@@ -105,18 +108,18 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
     With `jobs` > 1 chunks run in worker processes: forked from this one where the platform
     allows (tokenizers already loaded), else spawned and loading each tokenizer by its spec
     with `load_options` (pattern, normalize), as this process loaded it.
-    Observers need every document's tokens here, so they imply one process and whole
-    documents (no pieces). `meanwhile` runs in a thread of this process once the workers have
+    `per_document`: also keep per-document values (documents.py), measured wherever the chunk
+    runs and joined in reading order. `meanwhile` runs in a thread of this process once the workers have
     started (the parent is idle then: e.g. imports the output needs).
     """
     cache = cache if cache is not None else ProfileCache(None)
-    chunks = chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=0 if observe else PIECE_BYTES,
+    chunks = chunked(documents, chunk_bytes=chunk_bytes, piece_bytes=PIECE_BYTES,
                      sample_bytes=SAMPLE_BYTES if evidence else 0)  # no findings: nothing to sample
     head = list(islice(chunks, 2))
     chunks = chain(head, chunks)
     total = ChunkResult()
     can_fork = START_METHOD == "fork"
-    if jobs > 1 and len(head) > 1 and not observe and (can_fork or (specs is not None and all(specs))):
+    if jobs > 1 and len(head) > 1 and (can_fork or (specs is not None and all(specs))):
         context = multiprocessing.get_context(START_METHOD)
         _WORKER["tokenizers"] = list(tokenizers) if can_fork else None
         if can_fork:  # built once here, inherited by every worker
@@ -125,13 +128,13 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
                 chunk_evidence.prepare(tokenizer, evidence=evidence)
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
-                                  load_options or {}, evidence, cache, advance, meanwhile)
+                                  load_options or {}, evidence, cache, advance, meanwhile, per_document)
         finally:
             _WORKER.clear()
         cache.stats = cache.stats + total.cache  # the workers' hits and misses
         return total
     for chunk in chunks:  # one chunk, one process: nothing to gain from workers
-        result = measure_chunk(chunk, tokenizers, evidence=evidence, cache=cache, observe=observe)
+        result = measure_chunk(chunk, tokenizers, evidence=evidence, cache=cache, per_document=per_document)
         total = total.merge(result)
         if advance is not None:
             advance(result.n_bytes)
@@ -139,14 +142,15 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
 
 
 def _run_parallel(context, chunks: Iterable[Chunk], jobs: int, specs: list[str], load_options: dict,
-                  evidence: bool, cache: ProfileCache, advance, meanwhile) -> ChunkResult:
+                  evidence: bool, cache: ProfileCache, advance, meanwhile,
+                  per_document: PerDocument | None = None) -> ChunkResult:
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
     folder = str(cache.folder) if cache.folder is not None else None
     total = ChunkResult()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start,
-                               initargs=(specs, load_options, evidence, folder, os.getpid()))
+                               initargs=(specs, load_options, evidence, folder, os.getpid(), per_document))
     side = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
     try:
         pending: deque = deque()

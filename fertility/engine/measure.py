@@ -10,26 +10,25 @@ other processes and merges them in order).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from fertility.backends import Encoded, Tokenizer, Tokens
+from fertility.backends import Tokenizer, Tokens
 from fertility.backends.spans import exact_piece_spans
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import CutExample, PretokenCounts
 from fertility.engine import evidence as chunk_evidence
 from fertility.metrics.counts import Counts
 from fertility.metrics.token_stats import TokenStats, per_language
-from fertility.text.units import TextProfile
 
 from .chunks import Chunk
+from .documents import DocumentRows, PerDocument, chunk_words
 from .evidence import offer, trim
 from .profiles import CacheStats, ChunkProfile, ProfileCache, profile_texts
 
 Key = tuple[int, str]  # (tokenizer index, language)
-Observer = Callable[[int, TextProfile, Encoded], None]
 
 
 def _add(a: dict, b: dict) -> dict:
@@ -52,6 +51,7 @@ class ChunkResult:
     normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
     tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
     cache: CacheStats = field(default_factory=CacheStats)
+    documents: DocumentRows | None = None  # per-document values, when asked for (documents.py)
 
     def merge(self, other: ChunkResult) -> ChunkResult:
         pools = []
@@ -68,7 +68,9 @@ class ChunkResult:
             offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
             pretoken_pool=pools[0], token_pool=pools[1],
             normalization=_add(self.normalization, other.normalization),
-            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache)
+            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache,
+            documents=other.documents if self.documents is None else
+            self.documents if other.documents is None else self.documents.merge(other.documents))
 
 
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
@@ -109,7 +111,7 @@ def inside_word(word_starts: np.ndarray, word_ends: np.ndarray, starts: np.ndarr
 
 
 def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bool,
-                  cache: ProfileCache | None = None, observe: Sequence[Observer | None] | None = None) -> ChunkResult:
+                  cache: ProfileCache | None = None, per_document: PerDocument | None = None) -> ChunkResult:
     texts = chunk.texts
     prof = profile_texts(texts, cache)
     langs = list(dict.fromkeys(chunk.langs))
@@ -124,6 +126,8 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
     result = ChunkResult(n_bytes=int(prof.byte_base[-1]))
     data = "".join(texts).encode("utf-8", errors="surrogatepass") if evidence else b""
     normalized = chunk_evidence.normalized(texts, sampled) if evidence else {}
+    doc_tokens: list[np.ndarray] = []  # per tokenizer: tokens per text, when kept per document
+    word_tokens: list[np.ndarray] = []  # per tokenizer: tokens per word, when words are tallied
     for t, tokenizer in enumerate(tokenizers):
         tokens = _tokens(tokenizer, texts, prof)
         starts, ends = tokens.starts, tokens.ends
@@ -161,8 +165,10 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                 n_single_token_words=int(single_per_lang[i]),
                 n_continuation_tokens=int(continuation_per_lang[i]))
             result.tokens[(t, lang)] = stats[i]
-        if observe is not None and observe[t] is not None:
-            _observe(observe[t], chunk, prof, tokens)  # type: ignore[arg-type]
+        if per_document is not None:
+            doc_tokens.append(tokens.counts)
+            if per_document.words_of:
+                word_tokens.append(per_word)
         if not evidence:
             continue
         chunk_evidence.offenders(result, t, langs, lang_of_doc, prof, tokens)
@@ -172,24 +178,18 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
     for pools in (result.pretoken_pool, result.token_pool):
         for key in pools:
             pools[key] = trim(pools[key])
+    if per_document is not None:
+        result.documents = _documents(chunk, prof, langs, lang_of_doc, per_document, doc_tokens, word_tokens)
     return result
 
 
-def _observe(observer: Observer, chunk: Chunk, prof: ChunkProfile, tokens: Tokens) -> None:
-    """Per document, its profile and tokens in its own offsets (compare's bootstrap needs them)."""
-    edges = np.zeros(len(chunk.texts) + 1, dtype=np.int64)
-    np.cumsum(tokens.counts, out=edges[1:])
-    word_edges = np.searchsorted(prof.word_doc, np.arange(len(chunk.texts) + 1))
-    for i in range(len(chunk.texts)):
-        base, end = int(prof.byte_base[i]), int(prof.byte_base[i + 1])
-        a, b = edges[i], edges[i + 1]
-        wa, wb = word_edges[i], word_edges[i + 1]
-        profile = TextProfile(
-            n_bytes=end - base, n_chars=int(prof.doc_chars[i]), n_graphemes=int(prof.doc_graphemes[i]),
-            word_starts=prof.word_starts[wa:wb] - base, word_ends=prof.word_ends[wa:wb] - base,
-            grapheme_starts=np.flatnonzero(prof.is_cluster_start[base:end + 1]),
-            char_starts=prof.char_starts[prof.char_base[i]:prof.char_base[i + 1] + 1] - base)
-        observer(chunk.doc_index[i], profile, Encoded(
-            tokens.starts[a:b] - base, tokens.ends[a:b] - base,
-            tokens.unknown[a:b] if tokens.unknown is not None else None,
-            tokens.byte_fallback[a:b] if tokens.byte_fallback is not None else None))
+def _documents(chunk: Chunk, prof: ChunkProfile, langs: list[str], lang_of_doc: np.ndarray,
+               per_document: PerDocument, doc_tokens: list[np.ndarray], word_tokens: list[np.ndarray]) -> DocumentRows:
+    """The chunk's per-document rows (see documents.py) and its word tallies."""
+    words = None
+    if per_document.words_of:
+        tallied = [i for i, lang in enumerate(langs) if lang in per_document.words_of]
+        data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass") if tallied else b""
+        words = chunk_words(data, prof.word_starts, prof.word_ends, lang_of_doc[prof.word_doc], langs, tallied,
+                            word_tokens)
+    return DocumentRows.of_chunk(chunk.doc_index, chunk.langs, prof.doc_bytes, prof.doc_chars, doc_tokens, words)

@@ -21,7 +21,7 @@ import hashlib
 import heapq
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import regex
 
@@ -99,29 +99,6 @@ def sample(documents: Iterable, plan: Sample, *, aligned: Callable[[], bool] | N
         yield doc
 
 
-@dataclass
-class DocumentCounts:
-    """Per sampled document (in the order the engine numbers them): language, bytes, chars and
-    each tokenizer's tokens; filled by the engine's observers."""
-
-    langs: list[str] = field(default_factory=list)
-    units: dict[int, tuple[int, int]] = field(default_factory=dict)  # doc -> (bytes, chars)
-    tokens: dict[int, dict[int, int]] = field(default_factory=dict)  # tokenizer -> doc -> tokens
-
-    def track(self, documents: Iterable) -> Iterator:
-        for doc in documents:
-            self.langs.append(doc.lang)
-            yield doc
-
-    def observer(self, t: int):
-        per_doc = self.tokens.setdefault(t, {})
-
-        def observe(doc_index, profile, encoded) -> None:
-            self.units[doc_index] = (profile.n_bytes, profile.n_chars)
-            per_doc[doc_index] = per_doc.get(doc_index, 0) + len(encoded.starts)
-        return observe
-
-
 def ratio_interval(ys: list[int], xs: list[int]) -> float | None:
     """Half-width of the 95% interval of sum(ys)/sum(xs) over documents; None below 2 documents."""
     n = len(xs)
@@ -133,20 +110,18 @@ def ratio_interval(ys: list[int], xs: list[int]) -> float | None:
     return Z95 * math.sqrt(variance)
 
 
-def intervals(counts: DocumentCounts, names: list[str]) -> dict[str, dict[str, dict[str, float | None]]]:
-    """tokenizer -> language -> {chars_per_token, bytes_per_token: half-width, n_documents}."""
+def intervals(documents, names: list[str]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """tokenizer -> language -> {chars_per_token, bytes_per_token: half-width, n_documents}, from
+    the audit's per-document values (engine.documents.Documents)."""
     out: dict[str, dict[str, dict[str, float | None]]] = {}
+    by_lang = documents.by_language()
     for t, name in enumerate(names):
-        per_doc = counts.tokens.get(t, {})
-        by_lang: dict[str, list[int]] = {}
-        for doc in sorted(per_doc):
-            by_lang.setdefault(counts.langs[doc], []).append(doc)
-        for lang, docs in sorted(by_lang.items()):
-            tokens = [per_doc[d] for d in docs]
+        for lang, positions in by_lang.items():
+            tokens = documents.tokens[t][positions].tolist()
             out.setdefault(name, {})[lang] = {
-                "chars_per_token": ratio_interval([counts.units[d][1] for d in docs], tokens),
-                "bytes_per_token": ratio_interval([counts.units[d][0] for d in docs], tokens),
-                "n_documents": len(docs),
+                "chars_per_token": ratio_interval(documents.n_chars[positions].tolist(), tokens),
+                "bytes_per_token": ratio_interval(documents.n_bytes[positions].tolist(), tokens),
+                "n_documents": len(positions),
             }
     return out
 
@@ -168,4 +143,4 @@ def footer(result) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DocumentCounts", "Sample", "footer", "intervals", "parse_size", "ratio_interval", "sample"]
+__all__ = ["Sample", "footer", "intervals", "parse_size", "ratio_interval", "sample"]
