@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import regex
 
@@ -63,10 +63,12 @@ def split_name(spec: str) -> tuple[str | None, str]:
     return name, rest
 
 
-def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
-          ) -> tuple[list[str | Tokenizer], list[str | None]]:
+def named(tokenizers: Any) -> tuple[list[Any], list[str | None]]:
     """Specs (or loaded tokenizers) and their display names: from `NAME=SPEC` strings, or the
-    keys of a {name: spec} mapping (the library's way to name them)."""
+    keys of a {name: spec} mapping (the library's way to name them). One spec or object alone
+    is a list of one."""
+    if isinstance(tokenizers, str) or not isinstance(tokenizers, (Mapping, Sequence)):
+        tokenizers = [tokenizers]
     if isinstance(tokenizers, Mapping):
         for name in tokenizers:
             if not isinstance(name, str) or not _NAME.fullmatch(name):
@@ -74,6 +76,18 @@ def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
         return list(tokenizers.values()), list(tokenizers)
     pairs = [split_name(t) if isinstance(t, str) else (None, t) for t in tokenizers]
     return [spec for _, spec in pairs], [name for name, _ in pairs]
+
+
+def as_tokenizer(given: object, *, pattern: str | None, normalize: str | None) -> Tokenizer:
+    """A spec loaded, a fertility tokenizer as it is, a library's tokenizer object adapted
+    (`backends.objects`), anything else one ArgumentTypeError naming it."""
+    if isinstance(given, str):
+        return load_tokenizer(given, pattern=pattern, normalize=normalize)
+    if isinstance(given, Tokenizer):
+        return given
+    from .backends._normalize import apply, check_form
+    from .backends.objects import from_object
+    return apply(from_object(given), check_form(normalize))
 
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
@@ -108,7 +122,8 @@ def named_corpora_settings(stream: CorpusStream | None) -> dict[str, list]:
     return {"named_corpora": named} if named else {}
 
 
-def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
+def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Tokenizer | Any] | str | Any,
+          corpus: Sequence[str | Path] | Corpus | Mapping[str, Sequence[str]] | Any | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
@@ -119,8 +134,13 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
           frames: bool = True, parallel: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
-    `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, or a mapping of
-    display names to either; the names label every row, chart and signature entry.
+    `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, tokenizer objects
+    of the libraries (`tokenizers.Tokenizer`, `tiktoken.Encoding`, `SentencePieceProcessor`, a
+    transformers tokenizer), one of these alone, or a mapping of display names to any of them;
+    the names label every row, chart and signature entry.
+
+    `corpus`: paths (files, folders, URLs, named corpora), or text in memory: a list of texts,
+    a `{lang: [texts]}` mapping, a pandas DataFrame with `lang` and `text` columns (io/memory.py).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
     into findings against `reference` and the optional content `mix`. `observers(name)` may
@@ -138,17 +158,25 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
+    from .backends.objects import described
     given_specs, given = named(tokenizers)
-    specs = [t if isinstance(t, str) else t.name for t in given_specs]
-    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
-              for t in given_specs]
+    loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize) for t in given_specs]
+    specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
+             for t, loaded_one in zip(given_specs, loaded)]
     names = unique_names(loaded, specs, given)
+    from fertility.io.memory import in_memory
+    held = in_memory(corpus)
+    corpus_input = {}
+    if held is not None:
+        corpus, kind = held
+        corpus_input = {"corpus_input": f"in memory: {kind}"}
     if isinstance(corpus, Corpus):
         stream = None
         documents = corpus.documents
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
-        paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
+        paths: list[Path | str] = ([corpus] if isinstance(corpus, (str, Path)) else list(corpus)) if corpus \
+            else [samples_dir()]
         stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options, sample=sample)
         total_bytes = stream.total_bytes()
         documents = stream.batches() if sample is None and shard is None else stream.documents()
@@ -200,7 +228,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
-                                **named_corpora_settings(stream),
+                                **named_corpora_settings(stream), **corpus_input,
                                 **({"sample": sample.describe()} if sample else {}),
                                 parallel=decided.to_dict())
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix, parallel=decided,

@@ -197,12 +197,20 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
     return out
 
 
-def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
+def compare_live(spec_a: Any, spec_b: Any, corpus_paths: Sequence[str | Path] | Any | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  normalize: str | None = None, progress=None, parallel: bool = False) -> Comparison:
+    """Two tokenizers (specs or objects, as `audit` takes them) on one corpus (paths, or text in
+    memory as `audit` takes it), with paired intervals per language."""
     import numpy as np
 
-    corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
+    from fertility.io.memory import in_memory
+
+    held = in_memory(corpus_paths)
+    if isinstance(corpus_paths, (str, Path)):
+        corpus_paths = [corpus_paths]
+    corpus = held[0] if held is not None else \
+        read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
     collectors: dict[str, _Collector] = {}
 
     def observer(name: str):
