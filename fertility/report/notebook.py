@@ -74,9 +74,9 @@ def chart(result: AuditResult, kind: str = "chars_per_token"):
         raise UsageError("AuditResult.chart() needs Altair, an optional extra: pip install 'fertility[notebook]'") \
             from None
     spec = specs[key]
-    kinds = {"layer": alt.LayerChart, "hconcat": alt.HConcatChart, "vconcat": alt.VConcatChart,
+    kinds: dict[str, Any] = {"layer": alt.LayerChart, "hconcat": alt.HConcatChart, "vconcat": alt.VConcatChart,
              "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
-    builder = next((built for field, built in kinds.items() if field in spec), alt.Chart)
+    builder: Any = next((built for field, built in kinds.items() if field in spec), alt.Chart)
     return builder.from_dict(spec)
 
 
