@@ -837,3 +837,8 @@ def main() -> None:
     except BrokenPipeError:
         _silence_stdout()
     sys.exit(code)
+
+
+from .leaderboard import leaderboard  # registered once the group exists
+
+cli.add_command(leaderboard)

@@ -45,8 +45,8 @@ def _is_reference(text: str) -> bool:
 def in_memory(corpus: Any) -> tuple[Corpus, str] | None:
     """(the corpus, what it was given as) for in-memory text; None for corpus paths (and None,
     the bundled samples); an ArgumentTypeError for anything else."""
-    if corpus is None or isinstance(corpus, Corpus):
-        return None
+    if corpus is None or isinstance(corpus, Corpus) or (isinstance(corpus, (list, tuple)) and not corpus):
+        return None  # no corpus: the bundled samples
     if _is_frame(corpus):
         return from_frame(corpus), "pandas DataFrame (lang, text columns)"
     if isinstance(corpus, Mapping):
