@@ -151,8 +151,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
     """
-    if not tokenizers:
-        raise UsageError("no tokenizer given")
+    if tokenizers is None or isinstance(tokenizers, (str, Sequence, Mapping)) and not tokenizers:
+        raise UsageError("no tokenizer given")  # len() of anything else (a SentencePieceProcessor) is no test
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
         check_shard(shard)
         diagnose = False

@@ -121,6 +121,35 @@ def test_a_slow_transformers_tokenizer_without_a_converter_is_one_error(tmp_path
         measured(slow, sample_texts())
 
 
+def test_an_empty_sentencepiece_processor_is_one_error(capfd):
+    import sentencepiece
+
+    with pytest.raises(TokenizerError, match=r"^in-memory SentencePieceProcessor: no model loaded"):
+        measured(sentencepiece.SentencePieceProcessor(), sample_texts())
+    assert "not initialized" not in capfd.readouterr().err  # nothing asked of the empty model
+
+
+def test_a_custom_python_pre_tokenizer_cannot_be_copied_and_says_so():
+    from tokenizers.pre_tokenizers import PreTokenizer
+
+    class WholeText:
+        def pre_tokenize(self, pretok):
+            pretok.split(lambda index, piece: [piece])
+
+    tokenizer = hf_object("minilm/tokenizer.json")
+    tokenizer.pre_tokenizer = PreTokenizer.custom(WholeText())
+    with pytest.raises(TokenizerError, match=r"^in-memory tokenizers.Tokenizer: cannot be copied for counting \(Custom "):
+        measured(tokenizer, sample_texts())
+
+
+def test_objects_count_alike_in_worker_processes():
+    """Forked workers inherit the object: two processes give the counts of one."""
+    encoding = cl100k_encoding()
+    one = fertility.audit({"cl": encoding}, None, diagnose=False, cache=False, jobs=1)
+    two = fertility.audit({"cl": encoding}, None, diagnose=False, cache=False, jobs=2, chunk_bytes=4096)
+    assert one.counts == two.counts
+
+
 @pytest.mark.parametrize("given", [42, object(), b"tiktoken:cl100k_base", lambda text: [1, 2], {"x": 3.5}, [None]],
                          ids=["int", "object", "bytes", "callable", "mapping to float", "list with None"])
 def test_anything_else_as_a_tokenizer_is_one_type_error_naming_it(given):
