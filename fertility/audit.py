@@ -211,6 +211,7 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
         total = dask_engine.run(loaded, documents, evidence=diagnose, jobs=default_jobs() if jobs is None else jobs,
                                 scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes)
     else:
+        _say_in_process(given_specs, jobs)
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
                     specs=[t if isinstance(t, str) else None for t in given_specs],
@@ -239,6 +240,19 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
                        vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
                        intervals=intervals(tracked, names) if tracked is not None else {}, mix=mix)
+
+
+def _say_in_process(given: Sequence[object], jobs: int | None) -> None:
+    """Where workers are spawned (not forked), a tokenizer object cannot reach them (they load by
+    spec): the chunks are then counted in this process, which the user is told once."""
+    from fertility.engine.local import START_METHOD
+
+    if START_METHOD != "fork" and (jobs is None or jobs > 1) and not all(isinstance(t, str) for t in given):
+        import warnings
+
+        from .errors import FertilityWarning
+        warnings.warn("tokenizer objects cannot be sent to spawned worker processes: counting in this process "
+                      "(give specs or files to use --jobs)", FertilityWarning, stacklevel=3)
 
 
 class _Meanwhile:

@@ -150,6 +150,15 @@ def test_objects_count_alike_in_worker_processes():
     assert one.counts == two.counts
 
 
+def test_where_workers_are_spawned_objects_count_in_process_said_once(monkeypatch):
+    monkeypatch.setattr("fertility.engine.local.START_METHOD", "spawn")
+    encoding = cl100k_encoding()
+    with pytest.warns(fertility.errors.FertilityWarning, match="cannot be sent to spawned worker processes") as said:
+        spawned = fertility.audit({"cl": encoding}, None, diagnose=False, cache=False, jobs=2, chunk_bytes=4096)
+    assert len(said) == 1
+    assert spawned.counts == fertility.audit({"cl": encoding}, None, diagnose=False, cache=False, jobs=1).counts
+
+
 @pytest.mark.parametrize("given", [42, object(), b"tiktoken:cl100k_base", lambda text: [1, 2], {"x": 3.5}, [None]],
                          ids=["int", "object", "bytes", "callable", "mapping to float", "list with None"])
 def test_anything_else_as_a_tokenizer_is_one_type_error_naming_it(given):
