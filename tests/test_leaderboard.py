@@ -18,7 +18,8 @@ from real_files import real_file
 
 from fertility.cli import cli
 from fertility.cli.leaderboard import FORMATS
-from fertility.report.leaderboard import LEADERBOARD_FORMATS, latex_escape
+from fertility.report.leaderboard import LEADERBOARD_FORMATS
+from fertility.report.leaderboard_formats import RENDERERS, latex_escape
 
 TOKENIZERS = {  # file name -> spec: five real tokenizers of three backends and a baseline
     "cl100k.json": lambda: "tiktoken:cl100k_base",
@@ -67,7 +68,7 @@ def recomputed(paths: list[Path]) -> dict[str, dict]:
 
 
 def test_the_cli_offers_every_renderer():
-    assert FORMATS == LEADERBOARD_FORMATS
+    assert FORMATS == LEADERBOARD_FORMATS == tuple(RENDERERS)
 
 
 def test_csv_numbers_equal_a_recomputation_from_the_audit_files(audits):
