@@ -207,5 +207,28 @@ def test_leaderboard_page_renders_offline_in_chromium(audits, tmp_path):
     assert run("leaderboard", *audits, "-f", "html", "-o", page).exit_code == 0
     dom, console = rendered(page, tmp_path)
     assert console == []
-    assert dom.count("<table>") == 2 and dom.count("<tr>") == 2 * (1 + len(audits))
+    assert dom.count("<table>") == 2 and dom.count("<tr") == 2 * (1 + len(audits))
     assert "hsl(" in dom  # shaded as a heatmap
+    assert 'style="display: none;"' not in dom  # no filter given: everything shown
+
+
+def test_leaderboard_filters_by_tokenizer_and_script_in_chromium(audits, tmp_path):
+    """Filters given in the page's address, as a linked view: rows of other tokenizers and the
+    columns of other scripts' languages are hidden, in both tables."""
+    from test_report import chromium
+
+    page = tmp_path / "board.html"
+    assert run("leaderboard", *audits, "-f", "html", "-o", page).exit_code == 0
+    profile = tmp_path / "profile"
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                           "--proxy-server=127.0.0.1:9", "--virtual-time-budget=10000", "--dump-dom",
+                           page.as_uri() + "#tokenizer=M&script=Beng"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-500:]
+    rows = re.findall(r"<tr( style=\"display: none;\")?><td class=\"n\">\d+</td><td>([^<]+)</td>", done.stdout)
+    shown = {name for hidden, name in rows if not hidden}
+    assert shown == {"minilm", "llama3"} and len(rows) == 10  # names holding an "m", in any case
+    cells = [(re.search(r'data-script="(\w+)"', attrs).group(1), "display: none" in attrs)
+             for attrs in re.findall(r"<t[hd]( [^>]*data-script[^>]*)>", done.stdout)]
+    assert len(cells) == 2 * 14 * (1 + len(audits))  # each language's header and cells, in both tables
+    assert all(hidden == (script != "Beng") for script, hidden in cells)

@@ -108,6 +108,19 @@ _SORT = ("document.querySelectorAll('th').forEach((th,i)=>th.addEventListener('c
          "return (x<y?-1:x>y?1:0)*(up?1:-1)}).forEach(r=>body.appendChild(r))}));")
 
 
+# filters: rows by a part of the tokenizer's name, language columns by script; set from the page's
+# address too (`board.html#tokenizer=llama&script=Beng`), so a filtered view can be linked
+_FILTER = ("const byName=document.getElementById('filter-tokenizer'),byScript=document.getElementById('filter-script');"
+           "function filter(){const q=byName.value.toLowerCase(),sc=byScript.value;"
+           "document.querySelectorAll('tbody tr').forEach(r=>{r.style.display="
+           "r.cells[1].textContent.toLowerCase().includes(q)?'':'none'});"
+           "document.querySelectorAll('[data-script]').forEach(c=>{c.style.display=!sc||c.dataset.script===sc?'':'none'})}"
+           "byName.addEventListener('input',filter);byScript.addEventListener('change',filter);"
+           "const given=new URLSearchParams(location.hash.slice(1));"
+           "if(given.has('tokenizer'))byName.value=given.get('tokenizer');"
+           "if(given.has('script'))byScript.value=given.get('script');filter();")
+
+
 def _shade(values: list[float], value: float, *, higher_better: bool) -> str:
     """A heat colour from the column's range: green good, red bad."""
     finite = [v for v in values if not math.isnan(v)]
@@ -119,11 +132,18 @@ def _shade(values: list[float], value: float, *, higher_better: bool) -> str:
 
 
 def to_html(board: Leaderboard) -> str:
-    """One offline page: sortable tables shaded as heatmaps (green: better), the notes, every signature."""
-    sections = ["<h1>fertility leaderboard</h1>"]
+    """One offline page: tables sortable by any column and shaded as heatmaps (green: better),
+    filters by tokenizer and by script, the notes, every signature."""
+    scripts = sorted(set(board.scripts.values()))
+    options = "".join(f'<option value="{html.escape(s)}">{html.escape(s)}</option>' for s in scripts)
+    sections = ["<h1>fertility leaderboard</h1>",
+                ('<p><label>tokenizer <input id="filter-tokenizer" placeholder="part of a name"></label> '
+                 f'<label>script <select id="filter-script"><option value="">every script</option>{options}'
+                 "</select></label></p>")]
     for index, (title, header, rows) in enumerate(matrices(board)):
         numbers = [[_parse(cell) for cell in column] for column in zip(*rows)] if rows else []
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        where = [f' data-script="{html.escape(board.scripts[h])}"' if h in board.scripts else "" for h in header]
+        head = "".join(f"<th{w}>{html.escape(h)}</th>" for h, w in zip(header, where))
         body = []
         for r, row in enumerate(rows):
             cells = []
@@ -132,7 +152,7 @@ def to_html(board: Leaderboard) -> str:
                     cells.append(f"<td>{html.escape(cell)}</td>" if c else f'<td class="n">{cell}</td>')
                     continue
                 higher = index == 0 and header[c] != "unk %"  # chars/token: more is better; premium, Gini, unk: less
-                cells.append(f'<td class="n"{_shade(numbers[c], numbers[c][r], higher_better=higher)}>'
+                cells.append(f'<td class="n"{where[c]}{_shade(numbers[c], numbers[c][r], higher_better=higher)}>'
                              f"{html.escape(cell)}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         sections.append(f"<h2>{html.escape(title)}</h2><table><thead><tr>{head}</tr></thead>"
@@ -142,7 +162,7 @@ def to_html(board: Leaderboard) -> str:
         f"<li>{html.escape(s.tokenizer)} ({html.escape(s.source)}): <code>{html.escape(s.signature)}</code></li>"
         for s in board.standings) + "</ul>")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fertility leaderboard</title>"
-            f"<style>{_PAGE_STYLE}</style></head><body>{''.join(sections)}<script>{_SORT}</script></body></html>\n")
+            f"<style>{_PAGE_STYLE}</style></head><body>{''.join(sections)}<script>{_SORT}{_FILTER}</script></body></html>\n")
 
 
 def _parse(cell: str) -> float:
