@@ -198,7 +198,9 @@ def test_a_dataframe_is_the_corpus_its_files_are(small):
 
 def test_a_list_of_texts_is_one_undetermined_language():
     texts = ["The river market opens at dawn.", "", "Boats arrive with fish and rice."]
-    result = measured("bytes", texts)
+    with pytest.warns(fertility.errors.FertilityWarning, match=r"^corpus: 3 strings, none a path, URL or named "
+                      r"corpus: audited as texts of an undetermined language \(und\)"):
+        result = measured("bytes", texts)
     assert result.scripts == {"und": "Latn"}
     counts = result.counts[("bytes", "und")]
     assert counts.n_docs == 2  # the empty text is skipped, as an empty line is
@@ -209,6 +211,16 @@ def test_texts_with_line_breaks_stay_one_document_each():
     result = measured("chars", {"eng_Latn": ["one line\nand another", "third"]})
     assert result.counts[("chars", "eng_Latn")].n_docs == 2
     assert result.signature.doc_mode == "text"  # not "line": a document may hold several
+
+
+def test_a_mistyped_path_on_the_command_line_is_never_text(tmp_path):
+    from click.testing import CliRunner
+
+    from fertility.cli import cli
+
+    result = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", str(tmp_path / "my corpus")])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"fertility: error: {tmp_path / 'my corpus'}: no such file or directory\n"
 
 
 def test_corpus_paths_still_read_as_paths(small):
@@ -230,7 +242,9 @@ BAD_CORPORA = {
     "lone surrogate": ({"eng_Latn": ["ok", "bad \ud800"]}, CorpusError,
                        r"^corpus mapping language 'eng_Latn', text 2: not encodable as UTF-8 \(surrogates not allowed"),
     "reserved ALL": ({"ALL": ["a"]}, CorpusError, r"'ALL' cannot name a language"),
-    "missing path": (["data/eng_Latn.txt"], CorpusError, r"^data/eng_Latn.txt: no such file or directory, nor a named"),
+    "missing path": (["data/eng_Latn.txt"], CorpusError, r"^data/eng_Latn.txt: no such file or directory$"),
+    "missing word": (["mycorpus"], CorpusError, r"^mycorpus: no such file or directory$"),
+    "unspaced text": (["河边的市场在黎明开放。"], CorpusError, r"^河边的市场在黎明开放。: no such file or directory$"),
 }
 
 

@@ -34,6 +34,11 @@ ACCEPTED = ("corpus paths (files, folders, URLs, named corpora such as 'flores')
 _PATH_LIKE = regex.compile(r"^\S*(?:[/\\]\S*|\.[A-Za-z][A-Za-z0-9]{0,7})$")
 
 
+class CorpusPaths(tuple):
+    """Corpus arguments that are paths by where they come from (the command line, a gate config):
+    never taken for text, so a mistyped path is reported missing, whatever it looks like."""
+
+
 def _is_reference(text: str) -> bool:
     """A corpus reference as the reader takes it: an existing path, a URL, `-`, a catalogue name."""
     from .catalog import is_catalogue_name
@@ -45,7 +50,7 @@ def _is_reference(text: str) -> bool:
 def in_memory(corpus: Any) -> tuple[Corpus, str] | None:
     """(the corpus, what it was given as) for in-memory text; None for corpus paths (and None,
     the bundled samples); an ArgumentTypeError for anything else."""
-    if corpus is None or isinstance(corpus, Corpus) or (isinstance(corpus, (list, tuple)) and not corpus):
+    if corpus is None or isinstance(corpus, (Corpus, CorpusPaths)) or (isinstance(corpus, (list, tuple)) and not corpus):
         return None  # no corpus: the bundled samples
     if _is_frame(corpus):
         return from_frame(corpus), "pandas DataFrame (lang, text columns)"
@@ -59,14 +64,22 @@ def in_memory(corpus: Any) -> tuple[Corpus, str] | None:
                 isinstance(item, str) and _is_reference(item) for item in items)):
             return None
         if all(isinstance(item, str) for item in items):
-            looks_like_path = next((item for item in items if _PATH_LIKE.match(item)), None)
-            if looks_like_path is not None:
-                raise CorpusError(f"{looks_like_path}: no such file or directory, nor a named corpus; to audit "
-                                  "strings as text, give them as {lang: [texts]}")
+            if not all(_is_prose(item) for item in items):
+                return None  # paths, one of which the reader will report missing
+            warnings.warn(f"corpus: {len(items)} strings, none a path, URL or named corpus: audited as texts of "
+                          f"an undetermined language ({UNDETERMINED}); name it with {{lang: [texts]}}",
+                          FertilityWarning, stacklevel=3)
             return from_mapping({UNDETERMINED: items}, what="list of texts"), "list of texts"
         bad = next(item for item in items if not isinstance(item, str))
         raise ArgumentTypeError(f"corpus list holds {_short(bad)} ({described(bad)}); accepted: {ACCEPTED}")
     raise ArgumentTypeError(f"cannot read a corpus given as {described(corpus)}; accepted: {ACCEPTED}")
+
+
+def _is_prose(text: str) -> bool:
+    """Text rather than a mistyped path: words apart (whitespace inside), or an empty text, and no
+    file suffix or folder in a single word. A list of unspaced text (Chinese) is read as paths,
+    and so fails loudly: give it as {lang: [texts]}."""
+    return not text.strip() or (regex.search(r"\S\s+\S", text.strip()) is not None and not _PATH_LIKE.match(text))
 
 
 def _is_frame(value: Any) -> bool:
@@ -177,4 +190,4 @@ def _script_sample(texts: Iterable[str]) -> list[str]:
     return sample
 
 
-__all__ = ["ACCEPTED", "UNDETERMINED", "from_frame", "from_mapping", "in_memory"]
+__all__ = ["ACCEPTED", "UNDETERMINED", "CorpusPaths", "from_frame", "from_mapping", "in_memory"]

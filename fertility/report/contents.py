@@ -48,8 +48,9 @@ def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Pat
                      jobs: int | None = 1, cache: bool = True, parallel: bool = False) -> Report:
     """Audit, then the report of its JSON (the library's way to `audit -f html`)."""
     from fertility.audit import audit
+    from fertility.io.memory import CorpusPaths
 
-    result = audit(list(tokenizers), list(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
+    result = audit(list(tokenizers), CorpusPaths(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
                    progress=progress, diagnose=diagnose, reference=reference, mix=mix, jobs=jobs, cache=cache,
                    frames=False, parallel=parallel)
     return audit_report(result)
