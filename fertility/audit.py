@@ -26,7 +26,7 @@ from fertility.results.shards import check_shard, shard_settings
 from fertility.results.signature import build_signature
 
 from .backends import Tokenizer, load_tokenizer
-from .errors import UsageError
+from .errors import UsageError, described
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 
@@ -158,7 +158,6 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
-    from .backends.objects import described
     given_specs, given = named(tokenizers)
     loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize) for t in given_specs]
     specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"

@@ -41,6 +41,12 @@ class ArgumentTypeError(UsageError, TypeError):
     from deep inside. Also a TypeError, so code that catches TypeError for this still works."""
 
 
+def described(value: object) -> str:
+    """The kind of object a message names: `int`, `pandas.Series`, `tiktoken.core.Encoding`."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 class OutputError(FertilityError):
     """We refuse to write somewhere (an existing file, a missing folder)."""
 

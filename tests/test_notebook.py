@@ -285,6 +285,18 @@ def test_to_frame_carries_the_premiums(two_tokenizers):
         assert math.isnan(rows.loc["ALL", "premium"])
 
 
+def test_to_frame_of_a_sampled_audit_carries_the_half_widths(small):
+    from fertility.io.sampling import Sample
+
+    result = fertility.audit("bytes", [small], diagnose=False, cache=False, sample=Sample(docs=20, seed=1))
+    frame = result.to_frame().set_index("lang")
+    for lang in LANGS:
+        found = result.intervals["bytes"][lang]
+        assert frame.loc[lang, "chars_per_token_ci95"] == found["chars_per_token"]
+        assert frame.loc[lang, "bytes_per_token_ci95"] == found["bytes_per_token"] == 0  # bytes: 1 byte a token
+    assert math.isnan(frame.loc["ALL", "chars_per_token_ci95"])
+
+
 def test_to_frame_has_no_premiums_where_the_text_is_not_parallel():
     result = measured("bytes", {"eng_Latn": ["a b c", "d e"], "ben_Beng": ["নদীর বাজার"]})
     frame = result.to_frame()

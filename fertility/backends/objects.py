@@ -19,7 +19,7 @@ from typing import Any
 
 import tokenizers
 
-from fertility.errors import ArgumentTypeError, TokenizerError
+from fertility.errors import ArgumentTypeError, TokenizerError, described
 
 from . import Tokenizer
 from ._hf import HFTokenizer
@@ -27,12 +27,6 @@ from ._hf import HFTokenizer
 ACCEPTED = ("a spec string (path, scheme:reference, hub id, model alias or baseline), a tokenizers.Tokenizer, "
             "a tiktoken.Encoding, a sentencepiece.SentencePieceProcessor, a transformers tokenizer, "
             "or a tokenizer fertility.load_tokenizer returned")
-
-
-def described(value: object) -> str:
-    """`tiktoken.core.Encoding` for an object, as a message names what was passed."""
-    kind = type(value)
-    return f"{kind.__module__}.{kind.__qualname__}" if kind.__module__ != "builtins" else kind.__qualname__
 
 
 def _classes(value: object) -> set[str]:
@@ -152,4 +146,4 @@ def _transformers_object(tokenizer: Any) -> Tokenizer:
                              "library": f"transformers {transformers.__version__}, tokenizers {tokenizers.__version__}"})
 
 
-__all__ = ["ACCEPTED", "described", "from_object"]
+__all__ = ["ACCEPTED", "from_object"]

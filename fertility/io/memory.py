@@ -20,7 +20,7 @@ from typing import Any
 
 import regex
 
-from fertility.errors import ArgumentTypeError, CorpusError, FertilityWarning
+from fertility.errors import ArgumentTypeError, CorpusError, FertilityWarning, described
 from fertility.text.units import detect_script
 
 from .corpus import Corpus, CorpusStream, Document, _key, check_language_name
@@ -86,12 +86,6 @@ def _is_frame(value: Any) -> bool:
     """A pandas DataFrame, told without importing pandas for every other input."""
     return any(kind.__module__.partition(".")[0] == "pandas" and kind.__qualname__ == "DataFrame"
                for kind in type(value).__mro__)
-
-
-def described(value: object) -> str:
-    """`pandas.Series`, `int`: the kind of object a message names."""
-    kind = type(value)
-    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _short(value: Any) -> str:
