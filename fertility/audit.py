@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import regex
 
@@ -29,7 +29,7 @@ from fertility.results.signature import build_signature
 from fertility.text.pieces import PIECE_BYTES
 
 from .backends import Tokenizer, load_tokenizer
-from .errors import UsageError
+from .errors import UsageError, described
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
 
@@ -66,10 +66,12 @@ def split_name(spec: str) -> tuple[str | None, str]:
     return name, rest
 
 
-def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
-          ) -> tuple[list[str | Tokenizer], list[str | None]]:
+def named(tokenizers: Any) -> tuple[list[Any], list[str | None]]:
     """Specs (or loaded tokenizers) and their display names: from `NAME=SPEC` strings, or the
-    keys of a {name: spec} mapping (the library's way to name them)."""
+    keys of a {name: spec} mapping (the library's way to name them). One spec or object alone
+    is a list of one."""
+    if isinstance(tokenizers, str) or not isinstance(tokenizers, (Mapping, Sequence)):
+        tokenizers = [tokenizers]
     if isinstance(tokenizers, Mapping):
         for name in tokenizers:
             if not isinstance(name, str) or not _NAME.fullmatch(name):
@@ -77,6 +79,17 @@ def named(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer]
         return list(tokenizers.values()), list(tokenizers)
     pairs = [split_name(t) if isinstance(t, str) else (None, t) for t in tokenizers]
     return [spec for _, spec in pairs], [name for name, _ in pairs]
+
+
+def as_tokenizer(given: object, *, pattern: str | None, normalize: str | None) -> Tokenizer:
+    """A spec loaded, a fertility tokenizer as it is, a library's tokenizer object adapted
+    (`backends.objects`), anything else one ArgumentTypeError naming it."""
+    if isinstance(given, str):
+        return load_tokenizer(given, pattern=pattern, normalize=normalize)
+    if isinstance(given, Tokenizer):
+        return given
+    from .backends import adapt_object
+    return adapt_object(given, normalize=normalize)
 
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
@@ -111,7 +124,8 @@ def named_corpora_settings(stream: CorpusStream | None) -> dict[str, list]:
     return {"named_corpora": named} if named else {}
 
 
-def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer], corpus: Sequence[str | Path] | Corpus | None = None,
+def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Tokenizer | Any] | str | Any,
+          corpus: Sequence[str | Path] | Corpus | Mapping[str, Sequence[str]] | Any | None = None,
           *, doc_mode: str = "line", pattern: str | None = None, normalize: str | None = None,
           progress: Progress | None = None, diagnose: bool = True, reference: str = "eng_Latn",
           mix: dict[str, float] | None = None, thresholds: Thresholds | None = None,
@@ -122,8 +136,13 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
           frames: bool = True, parallel: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
-    `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, or a mapping of
-    display names to either; the names label every row, chart and signature entry.
+    `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, tokenizer objects
+    of the libraries (`tokenizers.Tokenizer`, `tiktoken.Encoding`, `SentencePieceProcessor`, a
+    transformers tokenizer), one of these alone, or a mapping of display names to any of them;
+    the names label every row, chart and signature entry.
+
+    `corpus`: paths (files, folders, URLs, named corpora), or text in memory: a list of texts,
+    a `{lang: [texts]}` mapping, a pandas DataFrame with `lang` and `text` columns (io/memory.py).
 
     With `diagnose`, also gather evidence (pre-tokens, examples, normalization) and judge it
     into findings against `reference` and the optional content `mix`. `jobs` worker processes (None: every core); `cache` the unit-profile cache
@@ -140,7 +159,8 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
 
 
 def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
-                    corpus: Sequence[str | Path] | Corpus | None = None, *, doc_mode: str = "line",
+                    corpus: Sequence[str | Path] | Corpus | Mapping[str, Sequence[str]] | Any | None = None, *,
+                    doc_mode: str = "line",
                     pattern: str | None = None, normalize: str | None = None, progress: Progress | None = None,
                     diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
                     thresholds: Thresholds | None = None, jobs: int | None = 1,
@@ -152,24 +172,31 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
     """`audit`, and with `per_document` (or a sample, whose intervals need them) the values of
     each document (documents.py): measured in the worker processes with the counts, so any
     `jobs` gives the same rows."""
-    if not tokenizers:
-        raise UsageError("no tokenizer given")
+    if tokenizers is None or isinstance(tokenizers, (str, Sequence, Mapping)) and not tokenizers:
+        raise UsageError("no tokenizer given")  # len() of anything else (a SentencePieceProcessor) is no test
     if shard is not None:  # a part carries counts only: findings need the whole (see shards.py)
         check_shard(shard)
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
     given_specs, given = named(tokenizers)
-    specs = [t if isinstance(t, str) else t.name for t in given_specs]
-    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
-              for t in given_specs]
+    loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize) for t in given_specs]
+    specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
+             for t, loaded_one in zip(given_specs, loaded)]
     names = unique_names(loaded, specs, given)
+    from fertility.io.memory import in_memory
+    held = in_memory(corpus)
+    corpus_input = {}
+    if held is not None:
+        corpus, kind = held
+        corpus_input = {"corpus_input": f"in memory: {kind}"}
     if isinstance(corpus, Corpus):
         stream = None
         documents = corpus.documents
         total_bytes: int | None = sum(len(d.text.encode("utf-8")) for d in documents)
     else:
-        paths: list[Path | str] = list(corpus) if corpus else [samples_dir()]
+        paths: list[Path | str] = ([corpus] if isinstance(corpus, (str, Path)) else list(corpus)) if corpus \
+            else [samples_dir()]
         stream = CorpusStream(paths, doc_mode=doc_mode, options=read_options, sample=sample)
         total_bytes = stream.total_bytes()
         documents = stream.batches() if sample is None and shard is None else stream.documents()
@@ -197,6 +224,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                                 scheduler=scheduler, advance=advance, chunk_bytes=chunk_bytes,
                                 per_document=per_document)
     else:
+        _say_in_process(given_specs, jobs)
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
                     specs=[t if isinstance(t, str) else None for t in given_specs],
@@ -213,7 +241,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
-                                **named_corpora_settings(stream),
+                                **named_corpora_settings(stream), **corpus_input,
                                 **({"sample": sample.describe()} if sample else {}),
                                 parallel=decided.to_dict())
     findings = judge(tuple(names), counts, evidence, reference=reference, mix=mix, parallel=decided,
@@ -229,6 +257,19 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                        intervals=intervals(rows, names) if sample is not None and rows is not None else {},
                        mix=mix)
     return result, rows
+
+
+def _say_in_process(given: Sequence[object], jobs: int | None) -> None:
+    """Where workers are spawned (not forked), a tokenizer object cannot reach them (they load by
+    spec): the chunks are then counted in this process, which the user is told once."""
+    from fertility.engine.local import START_METHOD
+
+    if START_METHOD != "fork" and (jobs is None or jobs > 1) and not all(isinstance(t, str) for t in given):
+        import warnings
+
+        from .errors import FertilityWarning
+        warnings.warn("tokenizer objects cannot be sent to spawned worker processes: counting in this process "
+                      "(give specs or files to use --jobs)", FertilityWarning, stacklevel=3)
 
 
 class _Meanwhile:

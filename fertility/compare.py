@@ -138,14 +138,21 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
     return out
 
 
-def compare_live(spec_a: str, spec_b: str, corpus_paths: Sequence[str | Path] | None = None, *,
+def compare_live(spec_a: Any, spec_b: Any, corpus_paths: Sequence[str | Path] | Any | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  normalize: str | None = None, progress=None, parallel: bool = False,
                  jobs: int | None = 1) -> Comparison:
-    """Both tokenizers in one audit (`jobs` worker processes) that also keeps each document's
-    tokens, for the paired bootstrap, and each spaced language's words' tokens, for the
-    changed words."""
-    corpus = read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
+    """Two tokenizers (specs or objects, as `audit` takes them) on one corpus (paths, or text in
+    memory as `audit` takes it), in one audit (`jobs` worker processes) that also keeps each
+    document's tokens, for the paired bootstrap, and each spaced language's words' tokens, for
+    the changed words."""
+    from fertility.io.memory import in_memory
+
+    held = in_memory(corpus_paths)
+    if isinstance(corpus_paths, (str, Path)):
+        corpus_paths = [corpus_paths]
+    corpus = held[0] if held is not None else \
+        read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
     spaced = frozenset(lang for lang, script in corpus.scripts.items() if is_spaced(script))
     result, documents = audit_documents([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize,
                                         reference=reference, progress=progress, parallel=parallel, jobs=jobs,

@@ -35,6 +35,18 @@ class TokenizerError(InputError):
     """A tokenizer spec names nothing loadable, or the file is corrupt."""
 
 
+class ArgumentTypeError(UsageError, TypeError):
+    """A library call got an object of a kind it cannot use (a tokenizer or a corpus it does not
+    know): one message naming what was passed and what is accepted, never an AttributeError
+    from deep inside. Also a TypeError, so code that catches TypeError for this still works."""
+
+
+def described(value: object) -> str:
+    """The kind of object a message names: `int`, `pandas.Series`, `tiktoken.core.Encoding`."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 class OutputError(FertilityError):
     """We refuse to write somewhere (an existing file, a missing folder)."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from fertility.io.memory import CorpusPaths
 from fertility.io.numbers import describe_range, real
 from fertility.io.parallel import Parallelism
 from fertility.metrics.balance import premiums
@@ -272,7 +273,7 @@ def run(config: GateConfig, *, jobs: int | None = 1) -> GateReport:
 def run_gate(config: GateConfig, *, keep: list | None = None, jobs: int | None = 1) -> tuple[list[Check], Signature]:
     """Audit the tokenizer and check every threshold; returns the checks and the audit signature
     (and appends the audit to `keep`, when given)."""
-    result = audit([config.tokenizer], config.corpus or None, doc_mode="file" if config.per_file else "line",
+    result = audit([config.tokenizer], CorpusPaths(config.corpus) or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, normalize=config.normalize, diagnose=False,
                    reference=config.reference, parallel=config.parallel, jobs=jobs)
     if keep is not None:

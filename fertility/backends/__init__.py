@@ -125,6 +125,15 @@ def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | No
     return apply(_load_spec(spec, pattern), form)
 
 
+def adapt_object(given: object, *, normalize: str | None = None) -> Tokenizer:
+    """A library's tokenizer object (`tokenizers`, tiktoken, SentencePiece, transformers) as a
+    fertility tokenizer (`objects.py`), behind the runtime's or the user's normalization."""
+    from ._normalize import apply, check_form
+    from .objects import from_object
+
+    return apply(from_object(given), check_form(normalize))
+
+
 def spec_path(spec: str) -> Path | None:
     """The local file or folder a tokenizer spec reads, if it names one (for the checks made
     before any work: nothing is opened or imported)."""

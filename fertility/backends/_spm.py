@@ -23,11 +23,18 @@ from .spans import byte_piece_spans, concatenate
 
 
 class SPMTokenizer:
-    def __init__(self, path: Path):
-        check_file_size(path, MAX_TOKENIZER_FILE_BYTES, "SentencePiece model", TokenizerError)
+    def __init__(self, path: Path, *, model_proto: bytes | None = None, name: str | None = None,
+                 source: str | None = None, sha256: str | None = None):
+        """A .model file, or (`model_proto`) the bytes of one held in memory: then `path` only
+        names it in errors, and `source`, `sha256` say what it was for the signature."""
+        if model_proto is None:
+            check_file_size(path, MAX_TOKENIZER_FILE_BYTES, "SentencePiece model", TokenizerError)
         processor = sentencepiece.SentencePieceProcessor()
         try:
-            processor.Load(model_file=str(path))
+            if model_proto is None:
+                processor.Load(model_file=str(path))
+            else:
+                processor.Load(model_proto=model_proto)
         except (OSError, RuntimeError) as err:
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid SentencePiece model ({first})") from None
@@ -36,7 +43,8 @@ class SPMTokenizer:
         self._unknown = np.fromiter((processor.IsUnknown(i) for i in range(size)), dtype=bool, count=size)
         self._byte = np.fromiter((processor.IsByte(i) for i in range(size)), dtype=bool, count=size)
         self.path = path
-        self.name = display_name(path)
+        self.name = name or display_name(path)
+        self._source, self._sha256 = source, sha256
 
     @property
     def processor(self) -> sentencepiece.SentencePieceProcessor:
@@ -108,8 +116,8 @@ class SPMTokenizer:
     def info(self) -> dict[str, str]:
         return {
             "backend": "spm",
-            "source": str(self.path),
-            "sha256": sha256_file(str(self.path)),
+            "source": self._source or str(self.path),
+            "sha256": self._sha256 or sha256_file(str(self.path)),
             "vocab_size": str(self._processor.get_piece_size()),
             "special_tokens": "BOS/EOS not added",
             "library": f"sentencepiece {sentencepiece.__version__}",

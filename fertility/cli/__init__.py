@@ -19,6 +19,7 @@ from .audit import audit, merge
 from .check import check
 from .compare import compare
 from .edge import FertilityGroup, silence_stdout, unwind_on_termination
+from .leaderboard import leaderboard
 from .report import report
 from .show import list_tokenizers, show
 from .train import extend, retrain
@@ -32,7 +33,7 @@ def cli():
     """Audit tokenizers across languages: how much text each language gets per token."""
 
 
-for command in (audit, merge, show, list_tokenizers, retrain, extend, compare, check, report):
+for command in (audit, merge, show, list_tokenizers, retrain, extend, compare, check, report, leaderboard):
     cli.add_command(command)
 
 

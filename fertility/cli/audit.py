@@ -86,6 +86,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     need, else 1,000 documents). Programming languages are languages too: python_Code, script Code.
     """
     from fertility.audit import audit as run_audit
+    from fertility.io.memory import CorpusPaths
     from fertility.io.readers import ReadOptions
     from fertility.metrics.balance import parse_mix
     if scheduler and engine != "dask":
@@ -106,7 +107,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
         from fertility.report.html import bundle
         bundle()  # vl-convert-python is there, before the work
     with progress_bars(not quiet) as progress:
-        result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), list(corpus),
+        result = run_audit(list(tokenizers) or list(DEFAULT_TOKENIZERS), CorpusPaths(corpus),
                            doc_mode="file" if per_file else "line", pattern=pattern, normalize=normalize,
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,

@@ -22,7 +22,8 @@ def report(audits, output, force, mix, figures):
     """One self-contained HTML page from saved audits (`fertility audit -f json`).
 
     Two audits of the same corpus (one tokenizer each) are also compared, as `fertility
-    compare A.json B.json` does. The page needs no network: scripts and data are inline.
+    compare A.json B.json` does; more are drawn together, a series per tokenizer (`fertility
+    leaderboard` ranks them). The page needs no network: scripts and data are inline.
     """
     from fertility.metrics.balance import parse_mix
     from fertility.report.contents import saved_report

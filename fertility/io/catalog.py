@@ -75,6 +75,12 @@ def code_language(name: str) -> str:
     return name.replace("+", "p").replace("#", "sharp").replace("-", "") + "_Code"
 
 
+def is_catalogue_name(text: str) -> bool:
+    """Whether `text` names a catalogue corpus (`flores`, `code:python`), without fetching it."""
+    match = _SPEC.match(text)
+    return match is not None and match["name"] in CATALOG
+
+
 def named_corpus(path: str | Path, *, sample: Any = None) -> NamedCorpus | None:
     """The named corpus `path` stands for (downloaded now if needed), or None when it is a path,
     a URL or no catalogue name (an existing path always wins)."""

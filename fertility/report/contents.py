@@ -50,8 +50,9 @@ def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Pat
                      jobs: int | None = 1, cache: bool = True, parallel: bool = False) -> Report:
     """Audit, then the report of its JSON (the library's way to `audit -f html`)."""
     from fertility.audit import audit
+    from fertility.io.memory import CorpusPaths
 
-    result = audit(list(tokenizers), list(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
+    result = audit(list(tokenizers), CorpusPaths(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
                    progress=progress, diagnose=diagnose, reference=reference, mix=mix, jobs=jobs, cache=cache,
                    frames=False, parallel=parallel)
     return audit_report(result)
@@ -153,12 +154,17 @@ def gate_report(gate) -> Report:
 
 
 def saved_report(paths: Sequence[Path], *, mix: dict[str, float] | None = None) -> Report:
-    """`fertility report A.json [B.json]`: one saved audit, or two compared (as `compare`
-    does with saved audits: the same corpus and counting settings, no intervals)."""
+    """`fertility report A.json [B.json ...]`: one saved audit, two compared (as `compare`
+    does with saved audits: the same corpus and counting settings, no intervals), or more drawn
+    as one audit of all their tokenizers (the same corpus and settings: leaderboard.py)."""
     from fertility.errors import UsageError
 
-    if not 1 <= len(paths) <= 2:
-        raise UsageError(f"give one or two audit JSON files, not {len(paths)}")
+    if not paths:
+        raise UsageError("give at least one audit JSON file")
+    if len(paths) > 2:
+        from .leaderboard import combined as combined_audits
+
+        return Report(f"fertility report: {len(paths)} audits", combined_audits(paths), mix=mix)
     if len(paths) == 1:
         result = AuditResult.load(paths[0])
         return Report(f"fertility report: {paths[0].name}", result, mix=mix or result.mix)

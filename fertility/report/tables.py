@@ -171,7 +171,7 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 
 def to_markdown(frame: pd.DataFrame, signature: Mapping, *, findings=None) -> str:
-    columns = list(frame.columns)
+    columns = [c for c in frame.columns if c in _DISPLAY]  # the counts and ratios; premiums: -f csv|json
     lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
              "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
     for row in frame.itertuples(index=False):

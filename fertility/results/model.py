@@ -30,6 +30,10 @@ from .signature import Signature, SignatureError
 if TYPE_CHECKING:
     import pandas as pd
 
+PREMIUM_COLUMNS = ["premium", "byte_premium", "tokenizer_premium"]  # to_frame(by="lang") only
+INTERVAL_RATIOS = ("chars_per_token", "bytes_per_token")  # a sampled audit's 95% half-widths
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """Counts per (tokenizer, language) and the signature of the settings that produced them.
@@ -98,10 +102,42 @@ class AuditResult:
                            unseen_tokens={k: v for k, v in self.unseen_tokens.items() if k == tokenizer})
 
     def to_frame(self, *, by: str = "lang") -> pd.DataFrame:
-        """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each."""
+        """One row per (tokenizer, language) or (tokenizer, script), then an ALL row each: tidy,
+        for a notebook. Per language it also carries the premium split (premium, byte_premium,
+        tokenizer_premium: NaN where the corpus is not parallel, and on ALL rows) and, for a
+        sampled audit, the half-widths of the 95% intervals (`*_ci95`)."""
         import pandas as pd
 
-        return pd.DataFrame(self.records(by=by), columns=COLUMNS)
+        rows, columns = self.records(by=by), list(COLUMNS)
+        if by == "lang":
+            from fertility.metrics.byte_premium import premium_split
+
+            split = {t: premium_split(self.counts_for(t), self.reference, parallel=self.parallel)
+                     for t in self.tokenizers}
+            rows = [row | {column: split[row["tokenizer"]].get(row["lang"], {}).get(column, math.nan)
+                           for column in PREMIUM_COLUMNS} for row in rows]
+            columns += PREMIUM_COLUMNS
+            if self.intervals:
+                for row in rows:
+                    found = self.intervals.get(row["tokenizer"], {}).get(row["lang"], {})
+                    for name in INTERVAL_RATIOS:
+                        half = found.get(name)
+                        row[f"{name}_ci95"] = math.nan if half is None else half
+                columns += [f"{name}_ci95" for name in INTERVAL_RATIOS]
+        return pd.DataFrame(rows, columns=columns)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows an audit as a compact table (report/notebook.py)."""
+        from fertility.report.notebook import html_table
+
+        return html_table(self)
+
+    def chart(self, kind: str = "chars_per_token"):
+        """An Altair chart of one of the report's charts (`chars_per_token`, `premium`, `lorenz`,
+        ...); needs the `notebook` extra (report/notebook.py)."""
+        from fertility.report.notebook import chart
+
+        return chart(self, kind)
 
     def records(self, *, by: str = "lang") -> list[dict[str, Any]]:
         """The rows of `to_frame` as plain dicts, column by column (the JSON needs no pandas)."""

@@ -611,6 +611,14 @@ def _saved(tmp: Path) -> None:
                                             tmp / "corpus").stdout, encoding="utf-8")
 
 
+def _small(tmp: Path) -> None:
+    """The two audits, and one of another corpus (English only)."""
+    _saved(tmp)
+    (tmp / "other").mkdir()
+    (tmp / "other" / "eng_Latn.txt").write_text("\n".join(ENG) + "\n", encoding="utf-8")
+    assert run("audit", "-q", "-t", "bytes", "-f", "json", "-o", tmp / "small.json", tmp / "other").exit_code == 0
+
+
 def _with(*names: str):
     def setup(tmp: Path) -> None:
         _saved(tmp)
@@ -623,8 +631,10 @@ def _with(*names: str):
 
 REPORT_CASES = [
     Case("report-missing-audit", ("report", "gone.json", "-o", "r.html"), 2, "gone.json: not a fertility audit JSON"),
-    Case("report-three-audits", ("report", "a.json", "b.json", "a.json", "-o", "r.html"), 2,
-         "give one or two audit JSON files", setup=_saved),
+    Case("report-an-audit-twice", ("report", "a.json", "b.json", "a.json", "-o", "r.html"), 2,
+         "a.json: given twice", setup=_saved),
+    Case("report-three-audits-two-corpora", ("report", "a.json", "b.json", "small.json", "-o", "r.html"), 2,
+         "small.json and a.json were measured on different corpora or settings (corpus sha256 ", setup=_small),
     Case("report-existing-output", ("report", "a.json", "-o", "old.html"), 2, "old.html: already exists",
          setup=_with("old.html")),
     Case("report-by-script", ("report", "by_script.json", "-o", "r.html"), 2, "by_script.json: not a fertility audit",
