@@ -57,9 +57,9 @@ from fertility.io.output import (
     refuse_inputs_as_outputs,
     write_output,
 )
-from fertility.version import __version__
 
-from . import options
+from . import about, options
+from .schema import schema_command
 
 
 class _Failure(click.ClickException):
@@ -221,7 +221,7 @@ def cache_input(enabled: bool = True) -> list[Input]:
 
 
 @click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="fertility")
+@about.version_option
 def cli():
     """Audit tokenizers across languages: how much text each language gets per token."""
 
@@ -837,3 +837,7 @@ def main() -> None:
     except BrokenPipeError:
         _silence_stdout()
     sys.exit(code)
+
+
+
+cli.add_command(schema_command)
