@@ -46,7 +46,7 @@ def action() -> dict:
 
 def readme_yaml_blocks() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"^```yaml\n(.*?)^```", text, flags=re.M | re.S)
+    return re.findall(r"^```yaml\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
 
 
 def test_action_yml_matches_the_published_action_metadata_schema():
