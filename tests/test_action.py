@@ -197,6 +197,7 @@ def test_a_configuration_error_fails_the_job_with_exit_2(tmp_path, project):
     assert runner.run("Fail the job when fertility check failed").returncode == 3
 
 
+@pytest.mark.slow
 def test_the_install_step_installs_the_action_checkout_and_prints_versions(tmp_path):
     """In a fresh venv that sees this environment's dependencies (a .pth file) so that pip installs
     fertility alone, built from a copy of the checkout as `uses:` would fetch it."""
