@@ -839,5 +839,4 @@ def main() -> None:
     sys.exit(code)
 
 
-
 cli.add_command(schema_command)
