@@ -18,6 +18,7 @@ from fertility.io.numbers import describe_range, real
 from fertility.io.parallel import Parallelism
 from fertility.metrics.balance import premiums
 from fertility.metrics.counts import Counts, ratio, ratios
+from fertility.results.contract import SCHEMA_VERSIONS
 from fertility.results.model import AuditResult, load_one
 from fertility.results.signature import Signature, check_comparable
 
@@ -28,7 +29,7 @@ PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", 
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression",
             "parallel")
 KEYS = (*SETTINGS, *PER_LANGUAGE)
-VERDICT_SCHEMA_VERSION = 1  # `check -f json`: raised only when a key changes meaning or is removed
+VERDICT_SCHEMA_VERSION = SCHEMA_VERSIONS["check"]  # `check -f json`: see fertility/results/contract.py
 
 
 @dataclass(frozen=True)
@@ -230,8 +231,8 @@ class GateReport:
                 + (" ..." if len(self.failed) > 5 else ""))
 
     def to_dict(self) -> dict:
-        """The verdict as `check -f json` writes it. A stable shape (README, "fertility check"):
-        `schema_version` changes only when a key changes meaning or goes; new keys may be added.
+        """The verdict as `check -f json` writes it, for CI scripts: its shape is versioned and
+        shipped (`fertility schema check`, fertility/results/schemas/check.json).
         A measured value that cannot be computed (NaN) is null, and fails."""
         from fertility.results.model import json_value
 
@@ -245,9 +246,9 @@ class GateReport:
                 "signature": self.signature.to_dict(), "signature_short": self.signature.short()}
 
     def to_json(self) -> str:
-        import json
+        from fertility.results import contract
 
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        return contract.dump("check", self.to_dict())
 
     def markdown(self) -> str:
         return summary_markdown(list(self.checks), self.signature)

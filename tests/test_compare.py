@@ -416,7 +416,7 @@ def test_json_keys(gpt2, small):
     result = run("compare", gpt2, CL100K, small, "-f", "json", "-q")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert list(payload) == ["fertility_version", "a", "b", "signature_a", "signature_b", "rows",
+    assert list(payload) == ["schema_version", "fertility_version", "a", "b", "signature_a", "signature_b", "rows",
                              "changed_words", "findings_diff", "parallel"]
     assert payload["parallel"] == payload["signature_a"]["parallel"]  # the samples prove themselves aligned
     assert list(payload["signature_a"]["tokenizers"]) == ["r50k_base"]

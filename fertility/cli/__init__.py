@@ -13,14 +13,15 @@ import click
 # Only light modules at the top: `fertility --help` must start without numpy, pandas or a tokenizer
 # library. Each command imports the library parts it calls.
 from fertility.errors import EXIT_OK
-from fertility.version import __version__
 
+from . import about
 from .audit import audit, merge
 from .check import check
 from .compare import compare
 from .edge import FertilityGroup, silence_stdout, unwind_on_termination
 from .leaderboard import leaderboard
 from .report import report
+from .schema import schema_command
 from .show import list_tokenizers, show
 from .train import extend, retrain
 
@@ -28,12 +29,12 @@ __all__ = ["FertilityGroup", "cli", "main", "unwind_on_termination"]
 
 
 @click.group(cls=FertilityGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="fertility")
+@about.version_option
 def cli():
     """Audit tokenizers across languages: how much text each language gets per token."""
 
 
-for command in (audit, merge, show, list_tokenizers, retrain, extend, compare, check, report, leaderboard):
+for command in (audit, merge, show, list_tokenizers, retrain, extend, compare, check, report, leaderboard, schema_command):
     cli.add_command(command)
 
 

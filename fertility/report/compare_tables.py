@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
 
 from fertility.compare import Comparison
+from fertility.results import contract
 from fertility.results.model import json_value
 from fertility.version import __version__
 
@@ -77,13 +77,13 @@ def print_comparison(console: Console, comparison: Comparison, *, width: int | N
 
 
 def to_json(comparison: Comparison) -> str:
-    payload = {"fertility_version": __version__, "a": comparison.a, "b": comparison.b,
+    payload = {"schema_version": contract.SCHEMA_VERSIONS["compare"], "fertility_version": __version__, "a": comparison.a, "b": comparison.b,
                "signature_a": comparison.signature_a.to_dict(), "signature_b": comparison.signature_b.to_dict(),
                "rows": [json_value(r) for r in comparison.frame.to_dict(orient="records")],
                "changed_words": comparison.changed_words, "findings_diff": comparison.findings_diff}
     if comparison.parallel is not None:  # whether premium_a/premium_b are premiums, and why
         payload["parallel"] = comparison.parallel.to_dict()
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    return contract.dump("compare", payload)
 
 
 def to_csv(comparison: Comparison) -> str:

@@ -171,13 +171,15 @@ class AuditResult:
         from fertility.metrics.byte_premium import balance_json, premium_split
         from fertility.version import __version__
 
+        from .contract import SCHEMA_VERSIONS
+
         split = {t: premium_split(self.counts_for(t), self.reference, parallel=self.parallel) for t in self.tokenizers}
         rows = [{k: json_value(v) for k, v in
                  (row | (split[row["tokenizer"]].get(row["lang"], {}) if by == "lang" else {})
                   | (self.token_stats.get((row["tokenizer"], row["lang"]), {}) if by == "lang" else {})).items()}
                 for row in self.records(by=by)]
-        payload: dict[str, Any] = {"fertility_version": __version__, "signature": self.signature.to_dict(),
-                                   "signature_short": self.signature.short(), "by": by, "rows": rows}
+        payload: dict[str, Any] = {"schema_version": SCHEMA_VERSIONS["audit"], "fertility_version": __version__,
+                                   "signature": self.signature.to_dict(), "signature_short": self.signature.short(), "by": by, "rows": rows}
         if self.has_findings if findings is None else findings:
             payload["findings"] = [json_value(f.as_dict()) for f in self.findings]
         # newer keys, after the keys older readers know
@@ -201,15 +203,20 @@ class AuditResult:
 
     def to_json(self, *, by: str = "lang", findings: bool | None = None) -> str:
         """`to_dict` as the text `fertility audit -f json` writes (and `load` reads)."""
-        return json.dumps(self.to_dict(by=by, findings=findings), ensure_ascii=False, indent=2) + "\n"
+        from . import contract
+
+        return contract.dump("audit", self.to_dict(by=by, findings=findings))
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "audit JSON") -> AuditResult:
         """Read what `to_dict(by="lang")` wrote; any problem is an InputError naming `source`."""
+        from .contract import NewerSchema
         from .read import Invalid, read
 
         try:
             return read(cls, data)
+        except NewerSchema as err:
+            raise InputError(f"{source}: {err}") from None
         except (Invalid, SignatureError) as err:
             raise InputError(f"{source}: not a fertility audit JSON: {err}") from None
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fertility.metrics.counts import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts
 from fertility.text.units import is_spaced
 
+from .contract import NewerSchema, version_of
 from .findings import Finding
 from .model import all_row, group_row
 from .signature import Signature
@@ -48,6 +49,12 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     """An AuditResult from what `AuditResult.to_dict(by=\"lang\")` wrote, every key checked."""
     if not isinstance(data, dict):
         raise Invalid(f"the top level is {type(data).__name__}, not an object")
+    try:  # before any other key: a newer file may hold keys whose meaning is unknown here
+        version_of("audit", data)
+    except NewerSchema:
+        raise
+    except ValueError as err:
+        raise Invalid(str(err)) from None
     signature = Signature.from_dict(_need(data, "signature", dict, "top level"))
     by = data.get("by", "lang")
     if by != "lang":

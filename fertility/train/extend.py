@@ -34,6 +34,7 @@ from fertility.io.corpus import read_corpus
 from fertility.io.numbers import MAX_COUNT, MAX_VOCAB_SIZE, whole
 from fertility.io.samples import samples_dir
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
+from fertility.results import contract
 from fertility.results.signature import library_versions
 from fertility.text.units import SCRIPT_ALIASES, SCRIPT_NAMES
 from fertility.version import __version__
@@ -326,7 +327,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
     held = read_corpus(check_corpus or [samples_dir()])
     changes = changed_lines(base, extended, held.documents)
     split_changes = changed_lines(base, resplit, held.documents) if split == "marks" else {}
-    record = {
+    record = contract.stamped("extend", {
         "fertility_version": __version__,
         "command": "extend",
         "arguments": {"base": str(base_path), "corpus": [str(p) for p in corpus_paths], "add": add,
@@ -344,6 +345,6 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
         "split_alone_changed_lines": {lang: {"changed": c, "lines": n} for lang, (c, n) in split_changes.items()},
         "seconds": round(time.perf_counter() - started, 2),
         "libraries": library_versions(),
-    }
-    write_folder(text, record, output, force=force)
+    })
+    write_folder(text, record, output, force=force, schema="extend")
     return Extended(output, added, record, changes)

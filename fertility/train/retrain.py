@@ -8,7 +8,6 @@ interrupted run leaves nothing half-written; an existing output is never replace
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import secrets
@@ -29,6 +28,7 @@ from fertility.io.output import check_folder_writable, folder_of, make_folder, r
 from fertility.io.parallel import prove, stated
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
+from fertility.results import contract
 from fertility.results.signature import library_versions
 from fertility.text.units import count_graphemes
 from fertility.version import __version__
@@ -129,10 +129,11 @@ def parity_premiums(tokenizer_file: Path, dev: Corpus, reference: str) -> dict[s
     return found.values if found is not None else {}
 
 
-def write_folder(tokenizer_json: str, record: dict, output: Path, *, force: bool) -> None:
+def write_folder(tokenizer_json: str, record: dict, output: Path, *, force: bool, schema: str = "retrain") -> None:
     """A new folder is filled under a hidden name and renamed into place; an existing one (only
-    ever holding our two files, checked again now) gets each file replaced atomically."""
-    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    ever holding our two files, checked again now) gets each file replaced atomically.
+    `record` is training.json, of the `schema` it is stamped with (retrain or extend)."""
+    text = contract.dump(schema, record)
     files = [(TOKENIZER_FILE, lambda path: path.write_text(tokenizer_json, encoding="utf-8")),
              (RECORD_FILE, lambda path: path.write_text(text, encoding="utf-8"))]
     check_output(output, force=force)
@@ -252,7 +253,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     held_out_parallel = prove(evaluation.layouts, reference)
     report = parity_report(*line_tokens(tokenizer, evaluation), reference=reference) \
         if reference in evaluation.scripts and held_out_parallel.parallel else None
-    record = {
+    record = contract.stamped("retrain", {
         "fertility_version": __version__,
         "arguments": {"corpus": [str(p) for p in corpus_paths], "vocab_size": vocab_size,
                       "units": units, "pattern": pattern, "balance": balance,
@@ -275,7 +276,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
         "training_seconds": round(seconds, 2),
         "training_cpu_seconds": round(cpu_seconds, 2),  # all threads: comparable on a busy machine
         "libraries": library_versions(),
-    }
+    })
     write_folder(tokenizer.to_str(pretty=True), record, output, force=force)
     return Retrained(output, chosen, record, steps, report)
 

@@ -79,8 +79,8 @@ def test_the_cli_json_is_what_to_dict_writes(result, small):
     out = run("audit", "-q", "-t", CL100K, "-t", "bytes", "-f", "json", small)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    assert list(payload) == ["fertility_version", "signature", "signature_short", "by", "rows", "findings",
-                             "reference", "balance", "vocabulary", "tokens_never_produced", "pretokens"]
+    assert list(payload) == ["schema_version", "fertility_version", "signature", "signature_short", "by", "rows",
+                             "findings", "reference", "balance", "vocabulary", "tokens_never_produced", "pretokens"]
     # issue 11's keys after the old ones
     expected = json.loads(json.dumps(result.to_dict()))
     assert payload["rows"] == expected["rows"]
