@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING
 import regex
 
 from ..errors import UsageError
-from .extend import token_bytes
 from ..text.units import count_graphemes
 from .bpe import MARKS, SENTENCE_PUNCTUATION, TRAIN_PATTERN_NAMES, ParitySettings
+from .extend import token_bytes
 
 if TYPE_CHECKING:
     import tokenizers
