@@ -1,5 +1,6 @@
 """retrain --superwords: a second BPE stage across the spaces between words, proven to encode
-exactly as its two stages claim, on real text (NTREX-128, FLORES-200) with tiny vocabularies."""
+exactly as its two stages claim, on real text (NTREX-128, Bangla and English news, FLORES-200)
+with tiny vocabularies."""
 
 import itertools
 import json
@@ -66,8 +67,10 @@ def stages(request, texts, parity_first):
         first = parity_first
         two = add_superwords(first, units=units, train=train, add=1200, trainer="parity", dev=dev,
                              settings=SuperwordSettings(1 / 3), parity=ParitySettings())
-    else:
+    else:  # the README's default example in small: Bangla and English news, plain BPE
         from fertility.io.corpus import Document
+        train = {"ben": _lines(shared("mono", "ben", "news", "bangla_news_punctrestore_test.txt"), 2000),
+                 "eng": _lines(shared("mono", "eng", "news", "wmt_newstest2013_en.txt"), 2000)}
         docs = [Document(lang, line, lang, i) for lang, lines in train.items() for i, line in enumerate(lines)]
         first = train_tokenizer(docs, vocab_size=2400, units=units)
         two = add_superwords(first, units=units, train=train, add=1200, trainer="bpe",
@@ -200,7 +203,7 @@ def test_the_composed_file_encodes_as_the_two_stages(stages, texts):
     second = [tuple(m) for m in config["merges"][two.record["stage_one"]["merges"]:]]
     assert len(second) == two.record["stage_two"]["added_tokens"] == 1200
     vocab = two.tokenizer.get_vocab()
-    lines = [line for lines in texts[2].values() for line in lines] + TRICKY
+    lines = [line for lines in texts[2].values() for line in lines[::2]] + TRICKY  # half: the proof is slow
     used = 0
     pattern, ranks = joining_pattern(units), {pair: rank for rank, pair in enumerate(second)}
     for line, encoding, one in zip(lines, two.tokenizer.encode_batch(lines, add_special_tokens=False),
@@ -208,7 +211,7 @@ def test_the_composed_file_encodes_as_the_two_stages(stages, texts):
         expected = [vocab[t] for t in _two_stages(first, second, pattern, line, one, ranks)]
         assert encoding.ids == expected, line
         used += sum(i >= two.first_id for i in encoding.ids)
-    assert used > 10_000  # stage two's merges did fire
+    assert used > 5000  # stage two's merges did fire
 
 
 def test_loads_everywhere_and_round_trips(stages, texts, tmp_path):
@@ -255,7 +258,7 @@ def test_stage_two_keeps_parity_where_plain_bpe_loses_it(texts, parity_first):
         n = {lang: sum(len(e.ids) for e in tokenizer.encode_batch(lines, add_special_tokens=False))
              for lang, lines in devtest.items()}
         return gini([n[lang] / n["eng_Latn"] for lang in n])
-    ginis = {trainer: gini_of(add_superwords(first, units="graphemes", train=skewed, add=1200, trainer=trainer,
+    ginis = {trainer: gini_of(add_superwords(first, units="graphemes", train=skewed, add=600, trainer=trainer,
                                              dev=dev, settings=SuperwordSettings(0.25),
                                              parity=ParitySettings()).tokenizer)
              for trainer in ("parity", "bpe")}
@@ -303,9 +306,10 @@ def run(*args):
 
 
 def test_retrain_superwords_on_the_command_line(tmp_path):
-    train = _slices(tmp_path / "train", shared("ntrex128"), 600)
-    dev = _slices(tmp_path / "dev", shared("flores200", "dev"), 300)
-    devtest = _slices(tmp_path / "devtest", shared("flores200", "devtest"), 200)
+    langs = ("ben_Beng", "eng_Latn", "zho_Hans")
+    train = _slices(tmp_path / "train", shared("ntrex128"), 400, langs)
+    dev = _slices(tmp_path / "dev", shared("flores200", "dev"), 200, langs)
+    devtest = _slices(tmp_path / "devtest", shared("flores200", "devtest"), 200, langs)
     out = tmp_path / "tok"
     result = run("retrain", train, "--vocab-size", 3000, "--target-parity", dev, "--held-out", devtest,
                  "-o", out, "-q", "--superwords", "0.25")
@@ -347,6 +351,9 @@ def test_superwords_alone_takes_the_default_share_and_the_installed_command_runs
     (["--superwords", "0"], "Invalid value for '--superwords'"),
     (["--superwords", "0.2", "--baseline-pattern", "gpt2"], "fertility: error: --superwords needs the default"),
     (["--superwords", "0.999"], "fertility: error: --superwords 0.999 leaves stage one 3 tokens"),
+    (["--superwords", "0.0001"], "fertility: error: --superwords 0.0001 of --vocab-size 3000 is not one token"),
+    (["--superwords", "nan"], "fertility: error: --superwords nan: give the share"),
+    (["--vocab-size", "200000", "--superwords", "0.1"], "at most 131,068 of them; --vocab-size 200000 leaves"),
 ])
 def test_bad_superword_options_exit_2_before_any_work(tmp_path, args, message):
     result = run("retrain", samples_dir(), "--vocab-size", 3000, "-o", tmp_path / "tok", *args)

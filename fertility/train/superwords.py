@@ -1,6 +1,6 @@
 """Superword tokens: a second BPE stage whose merges may cross the space between words.
 
-Stage one is an ordinary `fertility retrain` tokenizer: the mark-aware split (`train.MARKS`)
+Stage one is an ordinary `fertility retrain` tokenizer: the mark-aware split (`bpe.MARKS`)
 keeps words apart, so no token spans two words. Stage two continues from its vocabulary with a
 split that joins words separated by one space (or, with grapheme units, a comma-like mark) into
 one pre-token, never across sentence-final punctuation (`.` `।` `。` ...), other punctuation,
@@ -50,13 +50,14 @@ from .extend import token_bytes
 if TYPE_CHECKING:
     import tokenizers
 
-# The sentence punctuation a word keeps (train.SENTENCE_PUNCTUATION), split by what it ends:
+# The sentence punctuation a word keeps (bpe.SENTENCE_PUNCTUATION), split by what it ends:
 # a sentence (superwords never cross it) or a clause (they may).
 FINAL_PUNCTUATION = ".।॥。።۔။។"
 PAUSE_PUNCTUATION = ",，、፣،၊"
 _WORD = r" ?[\p{L}\p{M}]+[" + SENTENCE_PUNCTUATION + "]?"  # the word alternative of MARKS
 _SEPARATOR = "\x1f"  # between joined pre-tokens in the trainer's text
 _BYTE_WHITESPACE = frozenset(b"\t\n\v\f\r\x1c\x1d\x1e\x1f ")
+_MAX_STAGE_ONE = 2 * 0xFFFE  # stage-one ids stand as private-use characters of planes 15 and 16
 
 
 def joining_pattern(units: str) -> str:
@@ -102,6 +103,12 @@ def check_superword_options(settings: SuperwordSettings, *, vocab_size: int, pat
         raise UsageError(f"--superwords needs the default mark-aware split (--pattern {TRAIN_PATTERN_NAMES[0]}); "
                          f"it widens that split's words, and {pattern!r} is another one")
     first = vocab_size - round(vocab_size * settings.fraction)
+    if first == vocab_size:
+        raise UsageError(f"--superwords {settings.fraction} of --vocab-size {vocab_size} is not one token; "
+                         "give a larger share")
+    if first > _MAX_STAGE_ONE:
+        raise UsageError(f"--superwords trains stage two over stage one's ids, at most {_MAX_STAGE_ONE:,} of "
+                         f"them; --vocab-size {vocab_size} leaves stage one {first:,}")
     if first < 300:
         raise UsageError(f"--superwords {settings.fraction} leaves stage one {first} tokens of --vocab-size "
                          f"{vocab_size}; it needs at least 300 (256 bytes come first)")
@@ -121,9 +128,9 @@ def _char(token_id: int) -> str:
     """Stage-one id -> one private-use character (planes 15 and 16: 131,068 ids)."""
     if token_id < 0xFFFE:
         return chr(0xF0000 + token_id)
-    if token_id < 2 * 0xFFFE:
+    if token_id < _MAX_STAGE_ONE:
         return chr(0x100000 + token_id - 0xFFFE)
-    raise UsageError("--superwords supports stage-one vocabularies of up to 131,068 tokens")
+    raise UsageError(f"--superwords supports stage-one vocabularies of up to {_MAX_STAGE_ONE:,} tokens")
 
 
 def _id(char: str) -> int:
@@ -172,9 +179,10 @@ def _parity_ratios(text: _StageTwoText, train: dict[str, list[str]], dev: dict[s
     in stage-one tokens: the language picked is then the one whose dev length, scaled by how much
     stage two has shortened its training text so far, is longest. That is stage one's rule (the
     longest dev text, i.e. the worst premium, gets the merge) with the dev lengths estimated
-    instead of recounted after every merge: on 22 languages at 64k the recount took 640 s of a
-    690 s stage two, and the estimate gave as good a devtest (README). Without a dev set: stage
-    one's targets (lengths on parallel text in text units) converted to stage-one tokens."""
+    instead of recounted after every merge: the trainer's recount re-applies every merge to the
+    dev text, whose joined pre-tokens (whole clauses) make that the bulk of stage two's time.
+    Without a dev set: stage one's targets (lengths on parallel text in text units) converted to
+    stage-one tokens."""
     if dev is not None:
         return {lang: float(sum(len(t) - t.count(_SEPARATOR) for t in text.map(dev[lang]))) for lang in train}
     if not ratios:
@@ -254,6 +262,8 @@ def add_superwords(stage_one: tokenizers.Tokenizer, *, units: str, train: dict[s
     new_merges: list[list[str]] = []
     collisions, longest = 0, 0
     for merge in learned:
+        if len(new_merges) == add:
+            break
         symbols = merge if isinstance(merge, list) else merge.split(" ", 1)
         left, right = (text_of(p) for p in symbols)
         if left not in vocab or right not in vocab:
@@ -265,8 +275,6 @@ def add_superwords(stage_one: tokenizers.Tokenizer, *, units: str, train: dict[s
         vocab[token] = len(vocab)
         new_merges.append([left, right])
         longest = max(longest, len(symbols[0]) + len(symbols[1]))
-        if len(new_merges) == add:
-            break
     model["merges"].extend(new_merges)
     tokenizer = tokenizers.Tokenizer.from_str(json.dumps(config))
     record = {
