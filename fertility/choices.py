@@ -16,5 +16,6 @@ DEFAULT_GLOBAL_MERGES = 0.0  # share of merges learned as plain BPE before the p
 DEFAULT_PARITY_ALPHA = 3.0  # window variant: 2.0 (the library's default) left a 1.079 premium (khm)
 MIN_ATOM_COUNT = 8  # train.py, parity with graphemes: rarer clusters are spelled in bytes
 MAX_TOKEN_CLUSTERS = 16  # train.py, parity with graphemes: no longer tokens (0: no cap)
+DEFAULT_SUPERWORDS = 0.075  # superwords.py: share learned across words (--superwords alone); README has the measurements
 EXTEND_SPLITS = ("keep", "marks")  # extend.py: keep the base pre-tokenizer, or the mark-aware split
 NORMALIZE_FORMS = ("nfc", "nfkc", "none")  # backends/_normalize.py: runtime normalization

@@ -11,6 +11,7 @@ from fertility.choices import (
     DEFAULT_GLOBAL_MERGES,
     DEFAULT_PARITY_ALPHA,
     DEFAULT_PARITY_VARIANT,
+    DEFAULT_SUPERWORDS,
     EXTEND_SPLITS,
     FORMATS,
     MAX_TOKEN_CLUSTERS,
@@ -60,6 +61,11 @@ from .common import cache_input, corpus_inputs, emit, resolve_format, stderr_con
                    "spelled in bytes, not an atom (0 or 1: every cluster is one).")
 @click.option("--max-token-clusters", type=options.COUNT, default=MAX_TOKEN_CLUSTERS, show_default=True,
               help="Parity with grapheme units: no token longer than this many clusters (0: no cap).")
+@click.option("--superwords", type=click.FloatRange(0, 1, min_open=True, max_open=True), is_flag=False,
+              flag_value=DEFAULT_SUPERWORDS, metavar="[FRACTION]",
+              help="Two stages: stage one as without it, then this share of the vocabulary learned across the "
+                   "spaces between words (never across sentence ends or lines), with the same trainer "
+                   f"[alone: {DEFAULT_SUPERWORDS}].")
 @click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
 @click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
@@ -71,7 +77,7 @@ from .common import cache_input, corpus_inputs, emit, resolve_format, stderr_con
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the audit after training.")
 def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern, weights, temperature,
             balance, target_parity, trainer, parity_variant, global_merges, parity_alpha, min_atom_count,
-            max_token_clusters, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
+            max_token_clusters, superwords, reference, seed, per_file, compare_with, held_out, force, quiet, fmt):
     """Train a grapheme-aware BPE (a standard tokenizer.json) that fixes the language balance.
 
     CORPUS: files or folders; a file's language is its name (ben_Beng.txt) or the nearest
@@ -87,6 +93,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from fertility.train.retrain import retrain as run_retrain
     from fertility.train.retrain_report import report as retrain_report
     from fertility.train.retrain_report import summary as retrain_summary
+    from fertility.train.superwords import SuperwordSettings
 
     fmt = resolve_format(fmt)
     refuse_inputs_as_outputs([*corpus_inputs(corpus), Input("--target-parity", target_parity),
@@ -110,6 +117,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
                          parity=ParitySettings(variant=parity_variant, global_merges=global_merges,
                                                alpha=parity_alpha, min_atom_count=min_atom_count,
                                                max_token_clusters=max_token_clusters or None),
+                         superwords=None if superwords is None else SuperwordSettings(superwords),
                          show_progress=not quiet and console.is_terminal)
     console.print(retrain_summary(result), markup=False)
     report = retrain_report(result, compare_with=compare_with, held_out=list(held_out), reference=reference)
@@ -122,6 +130,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     if result.held_out_parity is not None and fmt in ("table", "markdown"):
         from fertility.train.parity import render_parity
         click.echo(render_parity(result.held_out_parity))
+    if result.superwords is not None and fmt in ("table", "markdown"):
+        from fertility.train.superwords import render_superwords
+        click.echo(render_superwords(result.superwords))
 
 
 @click.command()

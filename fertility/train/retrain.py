@@ -50,6 +50,8 @@ from .parity import ParityReport, check_not_evaluation, line_tokens, parity_repo
 if TYPE_CHECKING:
     import tokenizers
 
+    from .superwords import StageTwo, SuperwordSettings
+
 TOKENIZER_FILE = "tokenizer.json"
 RECORD_FILE = "training.json"
 OUR_FILES = (TOKENIZER_FILE, RECORD_FILE)  # all that --force may replace in an output folder
@@ -62,6 +64,7 @@ class Retrained:
     record: dict
     parity_steps: list[dict] = field(default_factory=list)
     held_out_parity: ParityReport | None = None
+    superwords: dict | None = None  # training.json's "superwords": both stages, and their held-out use
 
 
 def check_output(output: Path, *, force: bool) -> None:
@@ -212,12 +215,15 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
             min_frequency: int = 2, target_parity: Path | None = None, reference: str = "eng_Latn",
             parity_steps: int = 4, force: bool = False, per_file: bool = False,
             trainer: str | None = None, parity: ParitySettings = DEFAULT_PARITY,
-            held_out: list[Path] | None = None, show_progress: bool = False) -> Retrained:
+            held_out: list[Path] | None = None, superwords: SuperwordSettings | None = None,
+            show_progress: bool = False) -> Retrained:
     """Train, save atomically with a record; with `held_out`, measure parity there with intervals.
 
     `trainer` defaults to parity when a `target_parity` dev set is given, plain BPE otherwise;
     `units` to graphemes with the parity trainer (the room byte-level BPE spends building
-    characters goes to merges, and it trains about 3x faster), bytes otherwise.
+    characters goes to merges, and it trains about 3x faster), bytes otherwise. With
+    `superwords`, stage one learns all but that share of the vocabulary and a second stage
+    (superwords.py) learns the rest across the spaces between words, with the same trainer.
     """
     trainer = trainer or ("parity" if target_parity is not None else "bpe")
     units = units or ("graphemes" if trainer == "parity" else "bytes")
@@ -225,6 +231,10 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     check_balance_options(weights=weights, temperature=temperature)
     if trainer not in TRAINERS:
         raise UsageError(f"--trainer {trainer!r}: choose one of {', '.join(TRAINERS)}")
+    first_size = vocab_size
+    if superwords is not None:
+        from .superwords import check_superword_options
+        first_size = check_superword_options(superwords, vocab_size=vocab_size, pattern=pattern)
     check_output(output, force=force)
     dev = read_corpus([target_parity]) if target_parity is not None else None
     evaluation = read_corpus(list(held_out) if held_out else [samples_dir()])
@@ -238,21 +248,28 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
     started, started_cpu = time.perf_counter(), time.process_time()
     if trainer == "parity":
         tokenizer, parity_record = _train_parity(corpus, dev, chosen, units=units, pattern=pattern,
-                                              vocab_size=vocab_size, seed=seed, min_frequency=min_frequency,
+                                              vocab_size=first_size, seed=seed, min_frequency=min_frequency,
                                               settings=parity, show_progress=show_progress)
     else:
         tokenizer, steps = _train_reweighted(corpus, dev, chosen, units=units, pattern=pattern,
-                                             vocab_size=vocab_size, seed=seed, min_frequency=min_frequency,
+                                             vocab_size=first_size, seed=seed, min_frequency=min_frequency,
                                              reference=reference, parity_steps=parity_steps,
                                              show_progress=show_progress)
         if steps:
             chosen = steps[-1]["weights"]
+    stage_two = None
+    if superwords is not None:
+        stage_two = _stage_two(tokenizer, corpus, dev, chosen, trainer=trainer, units=units, seed=seed,
+                               vocab_size=vocab_size, parity_record=parity_record, settings=superwords,
+                               parity=parity, min_frequency=min_frequency, show_progress=show_progress)
+        tokenizer = stage_two.tokenizer
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - started_cpu
     dev_record = None if dev is None else {"files": list(dev.files), "sha256": dev.sha256,
                                            "unused_languages": parity_record.get("dev_languages_unused", [])}
     held_out_parallel = prove(evaluation.layouts, reference)
     report = parity_report(*line_tokens(tokenizer, evaluation), reference=reference) \
         if reference in evaluation.scripts and held_out_parallel.parallel else None
+    superword_record = _superword_record(stage_two, tokenizer, evaluation, units) if stage_two else None
     record = contract.stamped("retrain", {
         "fertility_version": __version__,
         "arguments": {"corpus": [str(p) for p in corpus_paths], "vocab_size": vocab_size,
@@ -262,6 +279,7 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
                       "target_parity": str(target_parity) if target_parity else None,
                       "reference": reference, "trainer": trainer,
                       "parity": parity.fragment() if trainer == "parity" else None,
+                      "superwords": superwords.fragment() if superwords else None,
                       "held_out": [str(p) for p in held_out] if held_out else None},
         "pattern_regex": TRAIN_PATTERNS.get(pattern, pattern),
         "corpus": {"sha256": corpus.sha256, "files": len(corpus.files),
@@ -272,13 +290,40 @@ def retrain(corpus_paths: list[Path], *, output: Path, vocab_size: int, units: s
         "weights_used": chosen,
         "parity_ratios": parity_record.get("parity_ratios"),
         "parity_steps": steps,
+        "superwords": superword_record,
         "vocab_size": tokenizer.get_vocab_size(),
         "training_seconds": round(seconds, 2),
         "training_cpu_seconds": round(cpu_seconds, 2),  # all threads: comparable on a busy machine
         "libraries": library_versions(),
     })
     write_folder(tokenizer.to_str(pretty=True), record, output, force=force)
-    return Retrained(output, chosen, record, steps, report)
+    return Retrained(output, chosen, record, steps, report, superword_record)
+
+
+def _stage_two(tokenizer: tokenizers.Tokenizer, corpus: Corpus, dev: Corpus | None, chosen: dict[str, float], *,
+               trainer: str, units: str, seed: int, vocab_size: int, parity_record: dict,
+               settings: SuperwordSettings, parity: ParitySettings, min_frequency: int,
+               show_progress: bool) -> StageTwo:
+    """Superwords over the same sampled text as stage one, and with the parity trainer the same
+    dev set (or target ratios), so each language's share of stage two follows the same rule."""
+    from .superwords import add_superwords, by_language
+
+    texts = by_language(sample_documents(corpus.documents, chosen, seed=seed))
+    dev_texts = _dev_texts(corpus, dev, "--target-parity")[0] if trainer == "parity" and dev is not None else None
+    ratios = (parity_record.get("parity_ratios") or {}).get("ratios") if trainer == "parity" else None
+    return add_superwords(tokenizer, units=units, train=texts, add=vocab_size - tokenizer.get_vocab_size(),
+                          trainer=trainer, dev=dev_texts, ratios=ratios, settings=settings, parity=parity,
+                          min_frequency=min_frequency, show_progress=show_progress)
+
+
+def _superword_record(stage_two: StageTwo, tokenizer: tokenizers.Tokenizer, evaluation: Corpus, units: str) -> dict:
+    """Both stages as trained, and what stage two's tokens do on the held-out text."""
+    from .superwords import by_language, superword_usage, vocabulary_share
+
+    return {**stage_two.record,
+            "vocabulary": vocabulary_share(tokenizer, first_id=stage_two.first_id, units=units),
+            "held_out": superword_usage(tokenizer, by_language(evaluation.documents),
+                                        first_id=stage_two.first_id, units=units)}
 
 
 def _train_reweighted(corpus: Corpus, dev: Corpus | None, chosen: dict[str, float], *, units: str,
