@@ -22,7 +22,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "audit": 1,     # `audit -f json`, `merge` (parts and the merged audit), the baseline `check` reads
     "compare": 1,   # `compare -f json`
     "check": 1,     # `check -f json`: the verdict
-    "retrain": 1,   # training.json beside a retrained tokenizer.json
+    "retrain": 2,   # training.json beside a retrained tokenizer.json
     "extend": 1,    # training.json beside an extended tokenizer.json
 }
 
