@@ -89,6 +89,7 @@ SAMPLE_DOCS = Whole(2, MAX_COUNT)  # audit --sample-docs (an interval needs two 
 SEED = Whole(0, MAX_SEED)  # audit/retrain --seed
 COUNT = Whole(0, MAX_COUNT)  # retrain --min-atom-count, --max-token-clusters (0: no cap)
 SHARE = Real(0.0, 1.0, high_open=True)  # retrain --global-merges
+SUPERWORD_SHARE = Real(0.0, 1.0, low_open=True, high_open=True)  # retrain --superwords
 POSITIVE = Real(0.0, low_open=True)  # retrain --parity-alpha
 TEMPERATURE = Real(MIN_TEMPERATURE, MAX_TEMPERATURE)  # retrain --temperature
 NUMBER = Real()  # check --max-regression (its range is the gate's: gate.THRESHOLD_RANGES)

@@ -61,7 +61,7 @@ from .common import cache_input, corpus_inputs, emit, resolve_format, stderr_con
                    "spelled in bytes, not an atom (0 or 1: every cluster is one).")
 @click.option("--max-token-clusters", type=options.COUNT, default=MAX_TOKEN_CLUSTERS, show_default=True,
               help="Parity with grapheme units: no token longer than this many clusters (0: no cap).")
-@click.option("--superwords", type=click.FloatRange(0, 1, min_open=True, max_open=True), is_flag=False,
+@click.option("--superwords", type=options.SUPERWORD_SHARE, is_flag=False,
               flag_value=DEFAULT_SUPERWORDS, metavar="[FRACTION]",
               help="Two stages: stage one as without it, then this share of the vocabulary learned across the "
                    "spaces between words (never across sentence ends or lines), with the same trainer "

@@ -347,12 +347,12 @@ def test_superwords_alone_takes_the_default_share_and_the_installed_command_runs
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--superwords", "1.5"], "Invalid value for '--superwords'"),
-    (["--superwords", "0"], "Invalid value for '--superwords'"),
+    (["--superwords", "1.5"], "fertility: error: --superwords 1.5: out of range (expected a finite number in (0, 1))"),
+    (["--superwords", "0"], "fertility: error: --superwords 0.0: out of range"),
     (["--superwords", "0.2", "--baseline-pattern", "gpt2"], "fertility: error: --superwords needs the default"),
     (["--superwords", "0.999"], "fertility: error: --superwords 0.999 leaves stage one 3 tokens"),
     (["--superwords", "0.0001"], "fertility: error: --superwords 0.0001 of --vocab-size 3000 is not one token"),
-    (["--superwords", "nan"], "fertility: error: --superwords nan: give the share"),
+    (["--superwords", "nan"], "fertility: error: --superwords 'nan': expected a finite number in (0, 1)"),
     (["--vocab-size", "200000", "--superwords", "0.1"], "at most 131,068 of them; --vocab-size 200000 leaves"),
 ])
 def test_bad_superword_options_exit_2_before_any_work(tmp_path, args, message):
