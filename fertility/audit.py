@@ -24,7 +24,7 @@ from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
-from fertility.results.signature import build_signature
+from fertility.results.signature import build_signature, fast_path_chunks
 from fertility.text.pieces import PIECE_BYTES
 
 from .backends import Tokenizer, load_tokenizer
@@ -118,7 +118,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True, parallel: bool = False) -> AuditResult:
+          frames: bool = True, parallel: bool = False, exact_library: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, or a mapping of
@@ -132,6 +132,8 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
+    `exact_library`: token ids from the wrapped library only, never from the checked fast path
+    (for tokenizers given as specs; a loaded tokenizer is used as it was loaded).
     """
     if not tokenizers:
         raise UsageError("no tokenizer given")
@@ -142,8 +144,8 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
     given_specs, given = named(tokenizers)
     specs = [t if isinstance(t, str) else t.name for t in given_specs]
-    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize) if isinstance(t, str) else t
-              for t in given_specs]
+    loaded = [load_tokenizer(t, pattern=pattern, normalize=normalize, exact_library=exact_library)
+              if isinstance(t, str) else t for t in given_specs]
     names = unique_names(loaded, specs, given)
     if isinstance(corpus, Corpus):
         stream = None
@@ -188,7 +190,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
                     specs=[t if isinstance(t, str) else None for t in given_specs],
-                    load_options={"pattern": pattern, "normalize": normalize},
+                    load_options={"pattern": pattern, "normalize": normalize, "exact_library": exact_library},
                     advance=advance, observe=watchers if watchers and any(watchers) else None,
                     chunk_bytes=chunk_bytes, meanwhile=early.run)
         cache.warn()
@@ -198,7 +200,7 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
               if (t, lang) in total.counts}
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     decided = parallelism()
-    signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
+    signature = build_signature(fast_path_outcome(names, loaded, total), summary,
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
@@ -213,6 +215,30 @@ def audit(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
                        vocabularies=early.vocabularies() if diagnose else {},
                        token_stats=token_stats, unseen_tokens=unseen_tokens,
                        intervals=intervals(tracked, names) if tracked is not None else {}, mix=mix)
+
+
+def fast_path_outcome(names: Sequence[str], loaded: Sequence[Tokenizer], total: ChunkResult) -> dict[str, dict]:
+    """Each tokenizer's signature fragment, with how many chunks its fast path counted; one
+    warning per tokenizer whose fast path differed from the library (those chunks were counted
+    by the library, so the numbers are the library's)."""
+    import warnings
+
+    from .errors import FertilityWarning
+
+    infos = {}
+    for t, (name, tokenizer) in enumerate(zip(names, loaded)):
+        info = tokenizer.info()
+        stats = total.fast_path.get(t)
+        if stats is not None:
+            n = stats.fast + stats.library
+            info["fast_path_chunks"] = fast_path_chunks(stats.fast, n, stats.differences)
+            if stats.first_difference is not None:
+                document, what = stats.first_difference
+                warnings.warn(f"{name}: the fast path differed from the library on {stats.differences} of {n} chunks "
+                              f"(first at document {document}: {what}); the library counted those chunks",
+                              FertilityWarning, stacklevel=3)
+        infos[name] = info
+    return infos
 
 
 class _Meanwhile:
