@@ -8,9 +8,15 @@ loop (not `encode_ordinary_batch`, which builds a thread pool per call), Sentenc
 the same non-empty lines. Then peak RSS (ru_maxrss of the child, workers included) for 1x and
 8x the corpus, and for two tokenizers with findings.
 
+A second, harder ratio stands beside it: the audit over a plain gigatoken count of the same
+lines (gigatoken's own API as its README shows it: `encode_batch` of all lines, on every core,
+counts read with `awkward.num`), for the tokenizers gigatoken encodes. Each repeat runs the
+library loop, the gigatoken count and the audit one after the other.
+
 Data: Bangla + English news from ../shared/corpora (mono/ben/news + mono/eng/news, about
 6.8 MB, 36k lines), written as ben_Beng.txt and eng_Latn.txt into a temporary folder.
-Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,hf] [--no-rss]
+Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,llama3,hf]
+     [--modes cold,warm,findings,counts] [--no-rss] [--exact-library]
 """
 
 from __future__ import annotations
@@ -67,6 +73,21 @@ for path in sys.argv[2:]:
                 n += len(tok.encode(line, add_special_tokens=False).ids)
 print(n)
 """,
+    "gigatoken": """
+import sys, awkward, gigatoken
+spec = sys.argv[1]
+if spec.endswith(".tiktoken"):
+    tok = gigatoken.Tokenizer.from_tiktoken(spec)
+elif ".model" in spec:
+    tok = gigatoken.Tokenizer.from_sentencepiece(spec)
+else:
+    tok = gigatoken.Tokenizer(spec)
+lines = []
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        lines += [l.rstrip("\\n") for l in handle if l.strip()]
+print(int(awkward.sum(awkward.num(tok.encode_batch(lines)))))
+""",
     "hf-batch": """
 import sys, tokenizers
 tok = tokenizers.Tokenizer.from_file(sys.argv[1])
@@ -109,16 +130,26 @@ def fertility(*args: str) -> list[str]:
     return [sys.executable, "-m", "fertility", "audit", "-q", "-f", "json", *args]
 
 
-def pairs(raw: list[str], audit: list[str], repeat: int) -> tuple[float, float, float, float, float]:
-    ratios, raws, audits = [], [], []
+def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None = None) -> dict:
+    """Alternating runs (raw, [gigatoken,] audit) x repeat; ratios per repeat, then their median,
+    min and max; median seconds of each command."""
+    ratios, fast_ratios, raws, fasts, audits = [], [], [], [], []
     for _ in range(repeat):
         raw_s, _ = timed(raw)
+        fast_s = timed(fast)[0] if fast else None
         audit_s, _ = timed(audit)
         raws.append(raw_s)
         audits.append(audit_s)
         ratios.append(audit_s / raw_s)
-    return (statistics.median(ratios), min(ratios), max(ratios), statistics.median(raws),
-            statistics.median(audits))
+        if fast_s is not None:
+            fasts.append(fast_s)
+            fast_ratios.append(audit_s / fast_s)
+    out = {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+           "raw_s": statistics.median(raws), "audit_s": statistics.median(audits)}
+    if fast_ratios:
+        out.update(fast_s=statistics.median(fasts), fast_median=statistics.median(fast_ratios),
+                   fast_min=min(fast_ratios), fast_max=max(fast_ratios))
+    return out
 
 
 def main() -> None:
@@ -130,7 +161,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", default="2")
-    parser.add_argument("--tokenizers", default="cl100k,spm,hf", help="which of cl100k,spm,hf to time")
+    parser.add_argument("--tokenizers", default="cl100k,spm,llama3,hf", help="which of cl100k,spm,llama3,hf to time")
+    parser.add_argument("--modes", default="cold,warm,findings,counts",
+                        help="cold/warm cache and findings/counts runs to time (both of a pair when neither is named)")
+    parser.add_argument("--exact-library", action="store_true", help="audit with --exact-library (no fast path)")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory runs")
     parser.add_argument("--rss-only", action="store_true", help="only the peak-memory runs")
     options = parser.parse_args()
@@ -138,6 +172,9 @@ def main() -> None:
 
     spm_model = Path(mistral_common.__file__).parent / "data" / "mistral_instruct_tokenizer_241114.model.v7"
     hf_file = FIXTURES / "minilm" / "tokenizer.json"
+    llama3_file = FIXTURES / "llama3" / "tokenizer.json"
+    from fertility.backends import load_tokenizer
+    cl100k_file = load_tokenizer("tiktoken:cl100k_base", exact_library=True).source
     with tempfile.TemporaryDirectory() as tmp:
         files = build_corpus(Path(tmp) / "x1")
         cache = Path(tmp) / "cache"
@@ -152,30 +189,47 @@ def main() -> None:
             batch_s = timed([sys.executable, "-c", RAW["hf-batch"], str(hf_file), *map(str, files)])[0]
             hf_raw = "hf-loop" if loop_s < batch_s else "hf-batch"
         wanted = set(options.tokenizers.split(",")) if not options.rss_only else set()
-        cases = []
+
+        def gigatoken_count(model: Path) -> list[str]:
+            return [sys.executable, "-c", RAW["gigatoken"], str(model), *map(str, files)]
+        cases = []  # (label, specs, library loop, plain gigatoken count or None)
         if "cl100k" in wanted:
-            cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)]))
+            cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)],
+                          gigatoken_count(Path(cl100k_file))))
         if "spm" in wanted:
             cases.append(("mistral v7 (spm)", [str(spm_model)],
-                          [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)]))
+                          [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)], gigatoken_count(spm_model)))
+        if "llama3" in wanted and llama3_file.is_file():
+            llama_raw = "hf-loop" if timed([sys.executable, "-c", RAW["hf-loop"], str(llama3_file), *map(str, files)])[0] < \
+                timed([sys.executable, "-c", RAW["hf-batch"], str(llama3_file), *map(str, files)])[0] else "hf-batch"
+            cases.append((f"llama-3 (hf, raw {llama_raw.removeprefix('hf-')})", [str(llama3_file)],
+                          [sys.executable, "-c", RAW[llama_raw], str(llama3_file), *map(str, files)],
+                          gigatoken_count(llama3_file)))
         if "hf" in wanted and hf_file.is_file():
             cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
-                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)]))
-        print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}")
-        for label, spec, raw in cases:
+                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)], None))
+        print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}"
+              f" | {'gigatoken s':>11} {'median':>7} {'min':>6} {'max':>6}")
+        chosen = set(options.modes.split(","))
+        heat = [h for h in ("cold", "warm") if h in chosen] or ["cold", "warm"]
+        what = [w for w in ("counts", "findings") if w in chosen] or ["counts", "findings"]
+        for label, spec, raw, fast in cases:
             tokenizer_args = [a for s in spec for a in ("-t", s)]
-            modes = [("--no-findings, no cache", ["--no-findings", *env_cache]),
-                     ("findings, no cache", env_cache),
-                     ("--no-findings, warm cache", ["--no-findings"]),
-                     ("findings, warm cache", [])]
+            if options.exact_library:
+                tokenizer_args.append("--exact-library")
+            modes = [(f"{'--no-findings' if w == 'counts' else 'findings'}, {'no cache' if h == 'cold' else 'warm cache'}",
+                      (["--no-findings"] if w == "counts" else []) + (env_cache if h == "cold" else []))
+                     for h in heat for w in what]
             for mode, extra in modes:
                 command = fertility(*map(str, files), *tokenizer_args, "--jobs", options.jobs, *extra)
                 if "--no-cache" not in extra:
                     os.environ["FERTILITY_CACHE_DIR"] = str(cache)
                     timed(command)  # warm the cache
-                median, low, high, raw_s, audit_s = pairs(raw, command, options.repeat)
-                print(f"{label:34} {mode:26} {raw_s:6.2f} {audit_s:8.2f} {median:6.2f}x {low:5.2f}x {high:5.2f}x",
-                      flush=True)
+                got = pairs(raw, command, options.repeat, fast)
+                second = (f" | {got['fast_s']:11.2f} {got['fast_median']:6.2f}x {got['fast_min']:5.2f}x "
+                          f"{got['fast_max']:5.2f}x") if "fast_s" in got else ""
+                print(f"{label:34} {mode:26} {got['raw_s']:6.2f} {got['audit_s']:8.2f} {got['median']:6.2f}x "
+                      f"{got['min']:5.2f}x {got['max']:5.2f}x{second}", flush=True)
         if options.no_rss:
             return
         files8 = build_corpus(Path(tmp) / "x8", times=8)

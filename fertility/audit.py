@@ -25,7 +25,7 @@ from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
-from fertility.results.signature import build_signature
+from fertility.results.signature import build_signature, fast_path_chunks
 from fertility.text.pieces import PIECE_BYTES
 
 from .backends import Tokenizer, load_tokenizer
@@ -81,11 +81,12 @@ def named(tokenizers: Any) -> tuple[list[Any], list[str | None]]:
     return [spec for _, spec in pairs], [name for name, _ in pairs]
 
 
-def as_tokenizer(given: object, *, pattern: str | None, normalize: str | None) -> Tokenizer:
+def as_tokenizer(given: object, *, pattern: str | None, normalize: str | None,
+                 exact_library: bool = False) -> Tokenizer:
     """A spec loaded, a fertility tokenizer as it is, a library's tokenizer object adapted
     (`backends.objects`), anything else one ArgumentTypeError naming it."""
     if isinstance(given, str):
-        return load_tokenizer(given, pattern=pattern, normalize=normalize)
+        return load_tokenizer(given, pattern=pattern, normalize=normalize, exact_library=exact_library)
     if isinstance(given, Tokenizer):
         return given
     from .backends import adapt_object
@@ -133,7 +134,7 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True, parallel: bool = False) -> AuditResult:
+          frames: bool = True, parallel: bool = False, exact_library: bool = False) -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, tokenizer objects
@@ -150,12 +151,14 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
+    `exact_library`: token ids from the wrapped library only, never from the checked fast path
+    (for tokenizers given as specs; a loaded tokenizer is used as it was loaded).
     """
     return audit_documents(
         tokenizers, corpus, doc_mode=doc_mode, pattern=pattern, normalize=normalize, progress=progress,
         diagnose=diagnose, reference=reference, mix=mix, thresholds=thresholds, jobs=jobs, cache=cache,
         chunk_bytes=chunk_bytes, read_options=read_options, shard=shard, sample=sample, engine=engine,
-        scheduler=scheduler, frames=frames, parallel=parallel)[0]
+        scheduler=scheduler, frames=frames, parallel=parallel, exact_library=exact_library)[0]
 
 
 def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
@@ -168,7 +171,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                     read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
                     sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
                     frames: bool = True, parallel: bool = False, per_document: PerDocument | None = None,
-                    ) -> tuple[AuditResult, Documents | None]:
+                    exact_library: bool = False) -> tuple[AuditResult, Documents | None]:
     """`audit`, and with `per_document` (or a sample, whose intervals need them) the values of
     each document (documents.py): measured in the worker processes with the counts, so any
     `jobs` gives the same rows."""
@@ -180,7 +183,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
     given_specs, given = named(tokenizers)
-    loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize) for t in given_specs]
+    loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize, exact_library=exact_library) for t in given_specs]
     specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
              for t, loaded_one in zip(given_specs, loaded)]
     names = unique_names(loaded, specs, given)
@@ -228,7 +231,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
         total = run(loaded, documents, evidence=diagnose, cache=cache,
                     jobs=default_jobs() if jobs is None else jobs,
                     specs=[t if isinstance(t, str) else None for t in given_specs],
-                    load_options={"pattern": pattern, "normalize": normalize},
+                    load_options={"pattern": pattern, "normalize": normalize, "exact_library": exact_library},
                     advance=advance, per_document=per_document, chunk_bytes=chunk_bytes, meanwhile=early.run)
         cache.warn()
     summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
@@ -237,7 +240,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
               if (t, lang) in total.counts}
     evidence = assemble(names, loaded, langs, total) if diagnose else None
     decided = parallelism()
-    signature = build_signature({name: t.info() for name, t in zip(names, loaded)}, summary,
+    signature = build_signature(fast_path_outcome(names, loaded, total), summary,
                                 n_documents=stream.n_documents if stream is not None else None,
                                 **engine_settings(diagnose=diagnose), **read_settings(read_options, stream),
                                 **shard_settings(shard),
@@ -270,6 +273,30 @@ def _say_in_process(given: Sequence[object], jobs: int | None) -> None:
         from .errors import FertilityWarning
         warnings.warn("tokenizer objects cannot be sent to spawned worker processes: counting in this process "
                       "(give specs or files to use --jobs)", FertilityWarning, stacklevel=3)
+
+
+def fast_path_outcome(names: Sequence[str], loaded: Sequence[Tokenizer], total: ChunkResult) -> dict[str, dict]:
+    """Each tokenizer's signature fragment, with how many chunks its fast path counted; one
+    warning per tokenizer whose fast path differed from the library (those chunks were counted
+    by the library, so the numbers are the library's)."""
+    import warnings
+
+    from .errors import FertilityWarning
+
+    infos = {}
+    for t, (name, tokenizer) in enumerate(zip(names, loaded)):
+        info = tokenizer.info()
+        stats = total.fast_path.get(t)
+        if stats is not None:
+            n = stats.fast + stats.library
+            info["fast_path_chunks"] = fast_path_chunks(stats.fast, n, stats.differences)
+            if stats.first_difference is not None:
+                document, what = stats.first_difference
+                warnings.warn(f"{name}: the fast path differed from the library on {stats.differences} of {n} chunks "
+                              f"(first at document {document}: {what}); the library counted those chunks",
+                              FertilityWarning, stacklevel=3)
+        infos[name] = info
+    return infos
 
 
 class _Meanwhile:

@@ -47,7 +47,8 @@ def _redact_examples(value):
     return value
 
 
-_VERSIONED_KEYS = {"fertility_version", "fertility", "python", "python_unicodedata", "library", "libraries"}
+_VERSIONED_KEYS = {"fertility_version", "fertility", "python", "python_unicodedata", "library", "libraries",
+                   "fast_path_library"}
 
 
 def _normalise_signature(value, places: dict[str, str]):

@@ -68,6 +68,16 @@ class Tokens(NamedTuple):
     piece_bytes: np.ndarray | None = None  # with in_chars: see above
 
 
+class FastCheck(NamedTuple):
+    """How a fast path's tokens of one batch compared with the library's (the arbiter). A
+    tokenizer with a fast path offers `encode_checked(texts) -> (Tokens, FastCheck | None)`
+    beside `encode_many` (None: its fast path is off); the engine counts the outcomes."""
+
+    used: bool  # the fast path's tokens, which passed the check; else the library's
+    difference: str | None = None  # what differed, when the library's tokens replaced them
+    text: int | None = None  # the batch's text where it differed first
+
+
 class PreTokenizer(NamedTuple):
     """A tokenizer's own pre-tokenization: no merge can cross the pieces it cuts."""
 
@@ -113,16 +123,24 @@ def known_schemes() -> list[str]:
     return [*BACKENDS, *BASELINES]
 
 
-def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | None = None) -> Tokenizer:
+def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | None = None,
+                   exact_library: bool = False) -> Tokenizer:
     """Load a tokenizer from a spec; baseline names are reserved, then an existing path wins
     over a `scheme:` prefix. `normalize` (nfc, nfkc, none) overrides the Unicode normalization
-    its runtime applies before the file's model; by default it is the runtime's, when known."""
-    from ._normalize import apply, check_form
+    its runtime applies before the file's model; by default it is the runtime's, when known.
+    Token ids come from the fast path where it is exact and checked (gigatoken, when
+    installed: `_gigatoken`), unless `exact_library`; the signature says which."""
+    from ._gigatoken import with_fast_path
+    from ._normalize import apply, check_form, effective_form
 
     form = check_form(normalize)
     if spec in BASELINES:  # baselines measure the raw text's own units
         return _resolve(BASELINES[spec])()
-    return apply(_load_spec(spec, pattern), form)
+    tokenizer = _load_spec(spec, pattern)
+    seen_as = effective_form(tokenizer, form)
+    off = "--exact-library" if exact_library else \
+        f"the text is normalized ({seen_as.upper()}) before the model" if seen_as else None
+    return apply(with_fast_path(tokenizer, off=off), form)
 
 
 def adapt_object(given: object, *, normalize: str | None = None) -> Tokenizer:

@@ -65,6 +65,8 @@ class Normalized:
     def __getattr__(self, attribute: str):  # backend extras (encoding, ids, ...) stay reachable
         if attribute == "inner":  # not set yet (unpickling): no recursion
             raise AttributeError(attribute)
+        if attribute == "encode_checked" and self.form is not None:  # the inner one would skip the
+            raise AttributeError(attribute)  # normalization: the engine calls encode_many then
         return getattr(self.inner, attribute)
 
     def encode_many(self, texts: list[str]) -> Tokens:
@@ -128,6 +130,13 @@ def normalize_with_map(text: str, form: Form) -> tuple[str, np.ndarray | None]:
         raw_at += raw_len
     to_raw.append(np.array([raw_at], dtype=np.int64))
     return "".join(pieces), np.concatenate(to_raw)
+
+
+def effective_form(tokenizer: Tokenizer, normalize: str | None) -> str | None:
+    """The normalization `apply` puts in front of the tokenizer (nfc, nfkc), or None."""
+    runtime = getattr(tokenizer, "runtime_normalization", None)
+    form = normalize if normalize is not None else (runtime[0] if runtime is not None else None)
+    return None if form in (None, "none") else form
 
 
 def apply(tokenizer: Tokenizer, normalize: str | None) -> Tokenizer:

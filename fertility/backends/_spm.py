@@ -85,25 +85,37 @@ class SPMTokenizer:
     def encode_many(self, texts: list[str]) -> Tokens:
         """From ids and a per-id byte length table where the normalizer keeps the text as it is
         (checked: every text's lengths must add up to its bytes), else from the proto offsets."""
-        table = self._piece_bytes
-        if table is not None:
+        if self._piece_bytes is not None:
             with native_errors(self.path):
                 per_text = self._processor.encode(texts)
             counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
             ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
-            lengths = table[0][ids]
-            if table[1]:  # the dummy prefix `▁` of each text's first piece is not in the text
-                lengths[(np.cumsum(counts) - counts)[counts > 0]] -= 1
-            sizes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
-            bounds = np.zeros(len(ids) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=bounds[1:])
-            edges = np.zeros(len(texts) + 1, dtype=np.int64)
-            np.cumsum(counts, out=edges[1:])
-            unknown = self._unknown[ids]
-            if not unknown.any() and (lengths >= 0).all() and np.array_equal(np.diff(bounds[edges]), sizes):
-                return Tokens(counts, bounds[:-1], bounds[1:], unknown, self._byte[ids], ids=ids)
+            tokens = self.tokens_from_ids(texts, counts, ids)
+            if tokens is not None:
+                return tokens
         encoded = self.encode(texts)
         return concatenate(encoded, [len(t.encode("utf-8")) for t in texts])
+
+    def tokens_from_ids(self, texts: list[str], counts: np.ndarray, ids: np.ndarray) -> Tokens | None:
+        """Spans of the given ids from the per-id byte length table, whoever computed the ids
+        (this model's `encode_many`, or a fast path checked against it); None where the table
+        cannot place them (a normalizer that rewrites text, an unknown token, lengths that do
+        not add up to every text's bytes): then only the proto offsets can."""
+        table = self._piece_bytes
+        if table is None:
+            return None
+        lengths = table[0][ids]
+        if table[1]:  # the dummy prefix `▁` of each text's first piece is not in the text
+            lengths[(np.cumsum(counts) - counts)[counts > 0]] -= 1
+        sizes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
+        bounds = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=bounds[1:])
+        edges = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=edges[1:])
+        unknown = self._unknown[ids]
+        if not unknown.any() and (lengths >= 0).all() and np.array_equal(np.diff(bounds[edges]), sizes):
+            return Tokens(counts, bounds[:-1], bounds[1:], unknown, self._byte[ids], ids=ids)
+        return None
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         with native_errors(self.path):

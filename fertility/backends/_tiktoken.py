@@ -114,6 +114,11 @@ class TiktokenTokenizer:
             per_text = [encode(text) for text in texts]
         counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
         ids = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(counts.sum()))
+        return self.tokens_from_ids(counts, ids)
+
+    def tokens_from_ids(self, counts: np.ndarray, ids: np.ndarray) -> Tokens:
+        """Spans and kinds of the given ids (`counts[i]` of them per text), whoever computed the
+        ids: this encoding's own `encode_many`, or a fast path checked against it."""
         starts, ends = spans_from_lengths(self._lengths[ids])
         return Tokens(counts, starts, ends, None, self._partial[ids], ids=ids, tiled=True)
 

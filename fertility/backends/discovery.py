@@ -83,7 +83,7 @@ def available() -> list[Available]:
         try:
             with warnings.catch_warnings(), hub_settings(offline=True):  # listing never downloads
                 warnings.simplefilter("ignore")
-                info = load_tokenizer(spec).info()
+                info = load_tokenizer(spec, exact_library=True).info()  # no fast path built to list it
         except FertilityError:  # a cache entry without a tokenizer, a corrupt file: not available
             continue
         found.append(Available(spec, info.get("backend", "?"), info.get("vocab_size", "?"), where))

@@ -68,11 +68,13 @@ from .common import (
               help="Worker processes [default: every core]; results are identical for any N.")
 @click.option("--no-cache", is_flag=True,
               help="Do not read or write the unit-profile cache ($FERTILITY_CACHE_DIR, else ~/.cache/fertility).")
+@click.option("--exact-library", is_flag=True,
+              help="Token ids from the tokenizer's own library only, never from the checked gigatoken fast path.")
 @output_options
 @hub_options
 def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_lang, shard, sample_docs, sample_bytes,
           seed, engine, scheduler, per_file, by, pattern, normalize, reference, parallel, mix, findings, quiet, jobs,
-          no_cache, fmt, output, force):
+          no_cache, exact_library, fmt, output, force):
     """Measure chars/token, bytes/token, fertility and more per language.
 
     CORPUS is a .txt file or a folder of {lang}.txt files (ben_Beng.txt, bn.txt) or of split
@@ -112,7 +114,8 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            progress=progress, diagnose=findings, reference=reference,
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
-                           scheduler=scheduler, frames=fmt != "json", parallel=parallel)
+                           scheduler=scheduler, frames=fmt != "json", parallel=parallel,
+                           exact_library=exact_library)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 

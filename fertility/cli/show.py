@@ -38,7 +38,7 @@ def show(tokenizers, text, file, pattern):
 
     for given in tokenizers or DEFAULT_TOKENIZERS:
         name, spec = split_name(given)
-        tokenizer = load_tokenizer(spec, pattern=pattern)
+        tokenizer = load_tokenizer(spec, pattern=pattern, exact_library=True)  # the library's own tokens
         console.print(render_shown(name or tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
 
 

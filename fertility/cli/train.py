@@ -106,7 +106,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     if compare_with:
         from fertility.audit import split_name
 
-        load_tokenizer(split_name(compare_with)[1])
+        load_tokenizer(split_name(compare_with)[1], exact_library=True)  # it loads: checked before training
     console = stderr_console()
     result = run_retrain(list(corpus), output=out_dir, vocab_size=vocab_size, units=units,
                          pattern=baseline_pattern or train_pattern,

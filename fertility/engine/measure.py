@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fertility.backends import Tokenizer, Tokens
+from fertility.backends import FastCheck, Tokenizer, Tokens
 from fertility.backends.spans import exact_piece_spans
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import CutExample, PretokenCounts
@@ -38,6 +38,29 @@ def _add(a: dict, b: dict) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class FastPathStats:
+    """Chunks whose tokens came from a tokenizer's fast path, chunks the library counted (texts
+    the fast path leaves to it, or a difference found by the check), and the earliest difference."""
+
+    fast: int = 0
+    library: int = 0
+    differences: int = 0
+    first_difference: tuple[int, str] | None = None  # (document number, what differed)
+
+    @classmethod
+    def of(cls, check: FastCheck, chunk: Chunk) -> FastPathStats:
+        if check.difference is None:
+            return cls(fast=int(check.used), library=int(not check.used))
+        document = chunk.doc_index[check.text] if check.text is not None else chunk.doc_index[0]
+        return cls(library=1, differences=1, first_difference=(document, check.difference))
+
+    def __add__(self, other: FastPathStats) -> FastPathStats:
+        firsts = [f for f in (self.first_difference, other.first_difference) if f is not None]
+        return FastPathStats(self.fast + other.fast, self.library + other.library,
+                             self.differences + other.differences, min(firsts) if firsts else None)
+
+
 @dataclass
 class ChunkResult:
     """Everything measured on some chunks; `merge` is exact, associative and commutative."""
@@ -52,6 +75,9 @@ class ChunkResult:
     tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
     cache: CacheStats = field(default_factory=CacheStats)
     documents: DocumentRows | None = None  # per-document values, when asked for (documents.py)
+    # per tokenizer index; bookkeeping of how chunks were counted, not a measurement: any split
+    # of a corpus has the same results, but not the same number of chunks
+    fast_path: dict[int, FastPathStats] = field(default_factory=dict, compare=False)
 
     def merge(self, other: ChunkResult) -> ChunkResult:
         pools = []
@@ -70,16 +96,24 @@ class ChunkResult:
             normalization=_add(self.normalization, other.normalization),
             tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache,
             documents=other.documents if self.documents is None else
-            self.documents if other.documents is None else self.documents.merge(other.documents))
+            self.documents if other.documents is None else self.documents.merge(other.documents),
+            fast_path=_add(self.fast_path, other.fast_path))
 
 
-def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> Tokens:
-    tokens = tokenizer.encode_many(texts)
+def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> tuple[Tokens, FastCheck | None]:
+    """The chunk's tokens in byte spans, and how a fast path's self-check went (None: the
+    tokenizer has no fast path, or it is off)."""
+    check = None
+    encode_checked = getattr(tokenizer, "encode_checked", None)
+    if encode_checked is not None:
+        tokens, check = encode_checked(texts)
+    else:
+        tokens = tokenizer.encode_many(texts)
     if tokens.in_chars:
         starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
                                          tokens.piece_bytes)
         tokens = tokens._replace(starts=starts, ends=ends, in_chars=False, piece_bytes=None)
-    return tokens
+    return tokens, check
 
 
 class _Sums:
@@ -129,7 +163,9 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
     doc_tokens: list[np.ndarray] = []  # per tokenizer: tokens per text, when kept per document
     word_tokens: list[np.ndarray] = []  # per tokenizer: tokens per word, when words are tallied
     for t, tokenizer in enumerate(tokenizers):
-        tokens = _tokens(tokenizer, texts, prof)
+        tokens, check = _tokens(tokenizer, texts, prof)
+        if check is not None:
+            result.fast_path[t] = FastPathStats.of(check, chunk)
         starts, ends = tokens.starts, tokens.ends
         doc_of_token = np.repeat(np.arange(len(texts)), tokens.counts)
         boundaries = np.maximum(tokens.counts - 1, 0) + (~first & (tokens.counts > 0))

@@ -47,14 +47,15 @@ def audit_report(result: AuditResult, *, findings: bool | None = None) -> Report
 def audit_for_report(tokenizers: Sequence[str], corpus_paths: Sequence[str | Path], *, doc_mode: str = "line",
                      pattern: str | None = None, normalize: str | None = None, progress=None,
                      diagnose: bool = True, reference: str = "eng_Latn", mix: dict[str, float] | None = None,
-                     jobs: int | None = 1, cache: bool = True, parallel: bool = False) -> Report:
+                     jobs: int | None = 1, cache: bool = True, parallel: bool = False,
+                     exact_library: bool = False) -> Report:
     """Audit, then the report of its JSON (the library's way to `audit -f html`)."""
     from fertility.audit import audit
     from fertility.io.memory import CorpusPaths
 
     result = audit(list(tokenizers), CorpusPaths(corpus_paths), doc_mode=doc_mode, pattern=pattern, normalize=normalize,
                    progress=progress, diagnose=diagnose, reference=reference, mix=mix, jobs=jobs, cache=cache,
-                   frames=False, parallel=parallel)
+                   frames=False, parallel=parallel, exact_library=exact_library)
     return audit_report(result)
 
 

@@ -22,6 +22,7 @@ from fertility.io.parallel import not_parallel
 from fertility.metrics.counts import Counts
 
 from .model import AuditResult
+from .signature import fast_path_chunks, read_fast_path_chunks
 
 T = TypeVar("T")
 SLICING = "documents i with i mod N = K-1, in reading order"
@@ -94,7 +95,21 @@ def _without_shard(result: AuditResult) -> dict:
     data = result.signature.to_dict()
     for key in ("shard", "shard_slicing"):
         data.pop(key, None)
+    # how many chunks a fast path counted is each part's own tally, not a setting
+    data["tokenizers"] = {name: {key: value for key, value in info.items() if key != "fast_path_chunks"}
+                          for name, info in data.get("tokenizers", {}).items()}
     return data
+
+
+def _summed_fast_path_chunks(parts: Sequence[AuditResult]) -> dict[str, dict]:
+    """The first part's tokenizer entries, with each fast path's chunk tally summed over the parts."""
+    tokenizers = {name: dict(info) for name, info in parts[0].signature.tokenizers.items()}
+    for name, info in tokenizers.items():
+        tallies = [read_fast_path_chunks(part.signature.tokenizers.get(name, {}).get("fast_path_chunks"))
+                   for part in parts]
+        if "fast_path_chunks" in info and all(tally is not None for tally in tallies):
+            info["fast_path_chunks"] = fast_path_chunks(*(sum(column) for column in zip(*tallies)))
+    return tokenizers
 
 
 def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
@@ -149,7 +164,7 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     extra["findings"] = "not available after a merge (parts carry counts only)"
     extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "
                                  "not available after a merge (parts carry no id counts)")
-    signature = dataclasses.replace(first.signature, extra=extra)
+    signature = dataclasses.replace(first.signature, extra=extra, tokenizers=_summed_fast_path_chunks(parts))
     scripts: dict[str, str] = {}
     for part in parts:
         scripts.update(part.scripts)

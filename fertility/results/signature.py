@@ -180,6 +180,22 @@ def build_signature(tokenizer_infos: dict[str, dict[str, str]], corpus: Corpus, 
     )
 
 
+def fast_path_chunks(fast: int, total: int, differences: int) -> str:
+    """A tokenizer's `fast_path_chunks`: of its `total` chunks, how many the fast path counted,
+    and how many the library counted because the fast path's tokens differed from its own."""
+    return f"{fast} of {total}" + (f" ({differences} differed from the library and were counted by it)"
+                                   if differences else "")
+
+
+def read_fast_path_chunks(text: object) -> tuple[int, int, int] | None:
+    """(fast, total, differences) from a `fast_path_chunks` value, or None if it is not one."""
+    import re
+
+    found = re.fullmatch(r"(\d+) of (\d+)(?: \((\d+) differed from the library and were counted by it\))?",
+                         str(text))
+    return None if found is None else (int(found[1]), int(found[2]), int(found[3] or 0))
+
+
 def counting_settings(signature: Mapping) -> dict:
     """The parts that must agree for two results to be comparable (all but the tokenizers)."""
     return Signature.from_dict(dict(signature)).counting_settings()
