@@ -2,7 +2,6 @@
 
 import importlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -125,7 +124,7 @@ def _bad_inputs(tmp_path):
     (tmp_path / "bad.txt").write_bytes(b"ok\n\xc3\x28 broken\n")
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "nodocs").mkdir()
-    (tmp_path / "junk.bin").write_bytes(os.urandom(64) + b"\x00")
+    (tmp_path / "junk.bin").write_bytes(b"\x89JUNK\x00" + bytes(range(128, 192)))  # fixed bytes: random ones could open like JSON
     (tmp_path / "broken.json").write_text('{"model": {"type": "BPE", "vocab": ')
     return {
         "missing corpus": (["-t", "bytes", str(tmp_path / "nope")], "no such file"),
