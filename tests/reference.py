@@ -65,7 +65,11 @@ def split_words_reference(text: str, token_spans: list[tuple[int, int]]) -> int:
 
 def cl100k_token_spans(text: str) -> list[tuple[int, int]]:
     """Byte spans of cl100k tokens built from each token's own bytes."""
-    encoding = raw_cl100k()
+    return tiktoken_token_spans(raw_cl100k(), text)
+
+
+def tiktoken_token_spans(encoding: tiktoken.Encoding, text: str) -> list[tuple[int, int]]:
+    """Byte spans of a tiktoken encoding's tokens, built from each token's own bytes."""
     spans, position = [], 0
     for token in encoding.encode_ordinary(text):
         size = len(encoding.decode_single_token_bytes(token))

@@ -19,7 +19,7 @@ import pytest
 import tiktoken
 from click.testing import CliRunner
 from real_files import real_file, shared
-from reference import raw_cl100k
+from reference import raw_cl100k, tiktoken_token_spans
 from tiktoken_ext.openai_public import r50k_pat_str
 
 import fertility
@@ -62,17 +62,6 @@ def raw_gpt2() -> tiktoken.Encoding:
 def lines_of(path: Path) -> list[str]:
     """Documents of a file in line mode: non-empty lines, LF (or CRLF) ended."""
     return [line.removesuffix("\r") for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-
-
-def token_spans(encoding: tiktoken.Encoding, text: str) -> list[tuple[int, int]]:
-    """UTF-8 byte span of every token, from the bytes each token decodes to."""
-    spans, at = [], 0
-    for token in encoding.encode_ordinary(text):
-        width = len(encoding.decode_single_token_bytes(token))
-        spans.append((at, at + width))
-        at += width
-    assert at == len(text.encode("utf-8"))
-    return spans
 
 
 def reference_counts(folder: Path, lang: str) -> dict[str, int]:
@@ -340,7 +329,7 @@ def test_saved_audits_by_script_are_refused_or_complete(tmp_path, gpt2):
 
 def word_tokens(encoding: tiktoken.Encoding, line: str) -> list[tuple[str, int]]:
     """Each whitespace word of the line and how many tokens overlap its bytes."""
-    spans = token_spans(encoding, line)
+    spans = tiktoken_token_spans(encoding, line)
     data = line.encode("utf-8")
     out, at = [], 0
     for word in line.split():

@@ -131,12 +131,12 @@ def mark_aware(pattern: str) -> str:
     return "".join(out)
 
 
-def _splits(node: object) -> list[dict]:
+def split_nodes(node: object) -> list[dict]:
     """Every Split pre-tokenizer in a (possibly nested) pre_tokenizer description."""
     if isinstance(node, dict):
         found = [node] if node.get("type") == "Split" else []
         for child in node.get("pretokenizers") or []:
-            found.extend(_splits(child))
+            found.extend(split_nodes(child))
         return found
     return []
 
@@ -297,13 +297,13 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
     base = tokenizers.Tokenizer.from_str(json.dumps(config))
     working = config
     if split == "marks":
-        splits = _splits(config.get("pre_tokenizer"))
+        splits = split_nodes(config.get("pre_tokenizer"))
         patterns = [s.get("pattern", {}).get("Regex") for s in splits]
         if not patterns or not all(isinstance(p, str) and r"\p{L}" in p for p in patterns):
             raise UsageError(f"{base_path}: --split marks needs a Split pre-tokenizer whose regex uses "
                              r"\p{L}; this one has none")
         working = json.loads(json.dumps(config))
-        for node in _splits(working["pre_tokenizer"]):
+        for node in split_nodes(working["pre_tokenizer"]):
             node["pattern"]["Regex"] = mark_aware(node["pattern"]["Regex"])
     resplit = tokenizers.Tokenizer.from_str(json.dumps(working))
     n_base = base.get_vocab_size(with_added_tokens=True)
@@ -340,7 +340,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
         "added_tokens": added,
         "first_new_id": n_old if added else None,
         "added_merges": len(merges),
-        "split_pattern": [s["pattern"]["Regex"] for s in _splits(working.get("pre_tokenizer"))],
+        "split_pattern": [s["pattern"]["Regex"] for s in split_nodes(working.get("pre_tokenizer"))],
         "held_out_changed_lines": {lang: {"changed": c, "lines": n} for lang, (c, n) in changes.items()},
         "split_alone_changed_lines": {lang: {"changed": c, "lines": n} for lang, (c, n) in split_changes.items()},
         "seconds": round(time.perf_counter() - started, 2),

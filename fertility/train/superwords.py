@@ -45,7 +45,7 @@ import regex
 from ..errors import UsageError
 from ..text.units import count_graphemes
 from .bpe import MARKS, SENTENCE_PUNCTUATION, TRAIN_PATTERN_NAMES, ParitySettings
-from .extend import token_bytes
+from .extend import split_nodes, token_bytes
 
 if TYPE_CHECKING:
     import tokenizers
@@ -113,15 +113,6 @@ def check_superword_options(settings: SuperwordSettings, *, vocab_size: int, pat
         raise UsageError(f"--superwords {settings.fraction} leaves stage one {first} tokens of --vocab-size "
                          f"{vocab_size}; it needs at least 300 (256 bytes come first)")
     return first
-
-
-def _split_nodes(node: object) -> list[dict]:
-    if isinstance(node, dict):
-        found = [node] if node.get("type") == "Split" else []
-        for child in node.get("pretokenizers") or []:
-            found.extend(_split_nodes(child))
-        return found
-    return []
 
 
 def _char(token_id: int) -> str:
@@ -214,7 +205,7 @@ def add_superwords(stage_one: tokenizers.Tokenizer, *, units: str, train: dict[s
 
     started = time.perf_counter()
     config = json.loads(stage_one.to_str())
-    splits = _split_nodes(config.get("pre_tokenizer"))
+    splits = split_nodes(config.get("pre_tokenizer"))
     if len(splits) != 1 or splits[0].get("pattern", {}).get("Regex") != MARKS:
         raise UsageError("--superwords continues a tokenizer split by the mark-aware pattern; this one is not")
     splits[0]["pattern"]["Regex"] = joining_pattern(units)
