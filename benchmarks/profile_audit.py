@@ -77,7 +77,6 @@ def instrument() -> None:
     import importlib
 
     from fertility.backends import _gigatoken
-    from fertility.engine import evidence
     from fertility.engine import local as workers
     from fertility.engine import measure as engine
     from fertility.io import corpus
@@ -96,8 +95,8 @@ def instrument() -> None:
     patch(_tiktoken.TiktokenTokenizer, "tokens_from_ids", "encode: spans from ids")
     patch(_spm.SPMTokenizer, "tokens_from_ids", "encode: spans from ids")
     patch(_gigatoken, "byte_level_tokens", "encode: spans from ids")
-    for stage in ("offenders", "token_examples", "pretokens", "normalization", "normalized"):
-        patch(evidence, stage, f"evidence: {stage}")
+    for stage in ("offenders", "token_examples", "pretokens", "normalization", "normalized_texts"):
+        patch(engine, stage, f"evidence: {stage}")  # measure.py calls them by these names
     patch(engine.ChunkResult, "merge", "merge")
     patch(audit, "load_tokenizer", "load tokenizer")
     patch(audit, "assemble", "after: evidence assembly")

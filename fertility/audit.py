@@ -6,17 +6,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import regex
-
 from fertility.caches import cache_dir
 from fertility.diagnose.rules import Thresholds
 from fertility.diagnose.rules import diagnose as judge
-from fertility.engine.chunks import CHUNK_BYTES, SAMPLE_BYTES
+from fertility.engine.chunks import CHUNK_BYTES, engine_settings
 from fertility.engine.documents import DocumentRows, Documents, PerDocument
 from fertility.engine.evidence import assemble
 from fertility.engine.local import default_jobs, run
-from fertility.engine.measure import ChunkResult
 from fertility.engine.profiles import ProfileCache
+from fertility.engine.result import distributions, fast_path_outcome
 from fertility.io.corpus import Corpus, CorpusStream
 from fertility.io.numbers import MAX_JOBS, whole
 from fertility.io.parallel import Parallelism, decide
@@ -25,83 +23,13 @@ from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
-from fertility.results.signature import build_signature, fast_path_chunks
-from fertility.text.pieces import PIECE_BYTES
+from fertility.results.signature import build_signature
 
-from .backends import Tokenizer, load_tokenizer
+from .backends import Tokenizer
+from .backends.labels import as_tokenizer, named, unique_names
 from .errors import UsageError, described
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]  # (label, total bytes) -> advance(n)
-
-
-def unique_names(tokenizers: Sequence[Tokenizer], specs: Sequence[str],
-                 given: Sequence[str | None] | None = None) -> list[str]:
-    """Row labels: the display name given (`NAME=SPEC`), else each tokenizer's short name, or
-    its full spec where two short names collide. Two tokenizers may not share a label."""
-    names = [t.name for t in tokenizers]
-    labels = [chosen or (spec if names.count(name) > 1 else name)
-              for name, spec, chosen in zip(names, specs, given or [None] * len(names))]
-    twice = sorted({label for label in labels if labels.count(label) > 1})
-    if twice and given and any(chosen in twice for chosen in given):
-        raise UsageError(f"two tokenizers would be named {twice[0]!r}: give each -t NAME=SPEC its own NAME")
-    if twice:
-        raise UsageError(f"the same tokenizer is given twice: {', '.join(specs)}")
-    return labels
-
-
-# A display name: letters, digits and `_ . + @ ( ) -` (spaces inside), so that a path (`/`, `\`)
-# or a scheme (`hf:`, `tiktoken:`) before an `=` is never taken for one.
-_NAME = regex.compile(r"\w(?:[\w .+@()-]{0,78}[\w.+@()-])?")
-
-
-def split_name(spec: str) -> tuple[str | None, str]:
-    """`NAME=SPEC` -> (NAME, SPEC); any other spec -> (None, spec). Split on the first `=` only,
-    and only when what precedes it is a name and the whole string is not an existing path (a
-    path may hold `=`, as Hive partitions do: the path wins)."""
-    name, sep, rest = spec.partition("=")
-    if not sep or not _NAME.fullmatch(name) or Path(spec).exists():
-        return None, spec
-    if not rest.strip():
-        raise UsageError(f"-t {spec!r}: no tokenizer spec after '{name}='")
-    return name, rest
-
-
-def named(tokenizers: Any) -> tuple[list[Any], list[str | None]]:
-    """Specs (or loaded tokenizers) and their display names: from `NAME=SPEC` strings, or the
-    keys of a {name: spec} mapping (the library's way to name them). One spec or object alone
-    is a list of one."""
-    if isinstance(tokenizers, str) or not isinstance(tokenizers, (Mapping, Sequence)):
-        tokenizers = [tokenizers]
-    if isinstance(tokenizers, Mapping):
-        for name in tokenizers:
-            if not isinstance(name, str) or not _NAME.fullmatch(name):
-                raise UsageError(f"{name!r} is not a tokenizer name (letters, digits, spaces and _ . + @ ( ) -)")
-        return list(tokenizers.values()), list(tokenizers)
-    pairs = [split_name(t) if isinstance(t, str) else (None, t) for t in tokenizers]
-    return [spec for _, spec in pairs], [name for name, _ in pairs]
-
-
-def as_tokenizer(given: object, *, pattern: str | None, normalize: str | None,
-                 exact_library: bool = False) -> Tokenizer:
-    """A spec loaded, a fertility tokenizer as it is, a library's tokenizer object adapted
-    (`backends.objects`), anything else one ArgumentTypeError naming it."""
-    if isinstance(given, str):
-        return load_tokenizer(given, pattern=pattern, normalize=normalize, exact_library=exact_library)
-    if isinstance(given, Tokenizer):
-        return given
-    from .backends import adapt_object
-    return adapt_object(given, normalize=normalize)
-
-
-def engine_settings(*, diagnose: bool) -> dict[str, str]:
-    """What the engine approximates or samples, for the signature."""
-    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes (where a piece "
-                                  "has no whitespace, at a grapheme cluster boundary); a token (or a word) "
-                                  "across a cut counts as two"}
-    if diagnose:
-        settings["findings_sample"] = (f"first {SAMPLE_BYTES} bytes of each language in reading order "
-                                       "(pre-tokens, normalization, token examples); offenders: all text")
-    return settings
 
 
 def read_settings(options: ReadOptions | None, stream: CorpusStream | None) -> dict[str, str]:
@@ -275,30 +203,6 @@ def _say_in_process(given: Sequence[object], jobs: int | None) -> None:
                       "(give specs or files to use --jobs)", FertilityWarning, stacklevel=3)
 
 
-def fast_path_outcome(names: Sequence[str], loaded: Sequence[Tokenizer], total: ChunkResult) -> dict[str, dict]:
-    """Each tokenizer's signature fragment, with how many chunks its fast path counted; one
-    warning per tokenizer whose fast path differed from the library (those chunks were counted
-    by the library, so the numbers are the library's)."""
-    import warnings
-
-    from .errors import FertilityWarning
-
-    infos = {}
-    for t, (name, tokenizer) in enumerate(zip(names, loaded)):
-        info = tokenizer.info()
-        stats = total.fast_path.get(t)
-        if stats is not None:
-            n = stats.fast + stats.library
-            info["fast_path_chunks"] = fast_path_chunks(stats.fast, n, stats.differences)
-            if stats.first_difference is not None:
-                document, what = stats.first_difference
-                warnings.warn(f"{name}: the fast path differed from the library on {stats.differences} of {n} chunks "
-                              f"(first at document {document}: {what}); the library counted those chunks",
-                              FertilityWarning, stacklevel=3)
-        infos[name] = info
-    return infos
-
-
 class _Meanwhile:
     """What the parent can do while worker processes count: import what the output needs and
     list the vocabularies by script (no counting pass needed). Whatever was not done
@@ -325,26 +229,4 @@ class _Meanwhile:
         return self.found if self.found is not None else self._allocations()
 
 
-def distributions(names: Sequence[str], loaded: Sequence[Tokenizer], langs: Sequence[str],
-                  total: ChunkResult) -> tuple[dict, dict]:
-    """Per (tokenizer, language and ALL): token length histogram and Rényi efficiency; per
-    tokenizer: the vocabulary ids never produced on the corpus (when it has ids)."""
-    from fertility.metrics.counts import ALL
-    from fertility.metrics.token_stats import TokenStats, ordinary_vocabulary, renyi_efficiency, unseen
-
-    rows: dict = {}
-    unseen_tokens: dict = {}
-    for t, (name, tokenizer) in enumerate(zip(names, loaded)):
-        per_lang = {lang: total.tokens[(t, lang)] for lang in langs if (t, lang) in total.tokens}
-        every = sum(per_lang.values(), TokenStats())
-        ordinary = ordinary_vocabulary(tokenizer) if every.ids else None
-        size = len(ordinary) if ordinary is not None else None
-        for lang, stats in [*per_lang.items(), (ALL, every)]:
-            rows[(name, lang)] = {"token_lengths": list(stats.lengths),
-                                  "renyi_efficiency": renyi_efficiency(stats.ids, size)}
-        if size:
-            unseen_tokens[name] = {"vocab_size": size, "n_unseen": unseen(per_lang.values(), ordinary)}
-    return rows, unseen_tokens
-
-
-__all__ = ["Progress", "audit", "audit_documents", "engine_settings", "named", "split_name", "unique_names"]
+__all__ = ["Progress", "audit", "audit_documents"]

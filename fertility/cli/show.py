@@ -34,7 +34,7 @@ def show(tokenizers, text, file, pattern):
     if file is not None:
         text = read_text_file(file)
     console = make_console()
-    from fertility.audit import split_name
+    from fertility.backends.labels import split_name
 
     for given in tokenizers or DEFAULT_TOKENIZERS:
         name, spec = split_name(given)

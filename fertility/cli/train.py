@@ -104,7 +104,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     for path in held_out:
         find_files(path)  # a folder holding no .txt files fails now, not after training
     if compare_with:
-        from fertility.audit import split_name
+        from fertility.backends.labels import split_name
 
         load_tokenizer(split_name(compare_with)[1], exact_library=True)  # it loads: checked before training
     console = stderr_console()

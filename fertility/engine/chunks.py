@@ -91,3 +91,14 @@ def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES
         number += len(batch)
     if texts:
         yield Chunk(index, texts, langs, first, sampled, doc_index)
+
+
+def engine_settings(*, diagnose: bool) -> dict[str, str]:
+    """What the engine approximates or samples, for the signature."""
+    settings = {"long_documents": f"cut at whitespace into pieces of at most {PIECE_BYTES} bytes (where a piece "
+                                  "has no whitespace, at a grapheme cluster boundary); a token (or a word) "
+                                  "across a cut counts as two"}
+    if diagnose:
+        settings["findings_sample"] = (f"first {SAMPLE_BYTES} bytes of each language in reading order "
+                                       "(pre-tokens, normalization, token examples); offenders: all text")
+    return settings

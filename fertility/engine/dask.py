@@ -21,8 +21,9 @@ from fertility.text.pieces import PIECE_BYTES
 
 from .chunks import CHUNK_BYTES, Chunk, chunked
 from .documents import PerDocument
-from .measure import ChunkResult, measure_chunk
+from .measure import measure_chunk
 from .profiles import ProfileCache
+from .result import ChunkResult
 
 
 def _measure(chunk: Chunk, tokenizers: list[Tokenizer], evidence: bool,

@@ -17,15 +17,16 @@ from itertools import chain, islice
 from pathlib import Path
 
 from fertility.backends import Tokenizer, load_tokenizer
-from fertility.engine import evidence as chunk_evidence
+from fertility.engine.evidence_pretokens import prepare
 from fertility.io.corpus import Batch, Document
 from fertility.text import units as text
 from fertility.text.pieces import PIECE_BYTES
 
 from .chunks import CHUNK_BYTES, SAMPLE_BYTES, Chunk, chunked
 from .documents import PerDocument
-from .measure import ChunkResult, measure_chunk
+from .measure import measure_chunk
 from .profiles import ProfileCache
+from .result import ChunkResult
 
 _WORKER: dict = {}
 
@@ -125,7 +126,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
         if can_fork:  # built once here, inherited by every worker
             text.prepare_tables()
             for tokenizer in tokenizers:
-                chunk_evidence.prepare(tokenizer, evidence=evidence)
+                prepare(tokenizer, evidence=evidence)
         try:
             total = _run_parallel(context, chunks, jobs, [s or "" for s in (specs or [])] if not can_fork else [],
                                   load_options or {}, evidence, cache, advance, meanwhile, per_document)

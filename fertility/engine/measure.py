@@ -2,102 +2,30 @@
 
 Each chunk is profiled once (bytes, characters, clusters, words; see profiles.py) and encoded
 once per tokenizer; every count is then a vectorized function of the chunk's concatenated
-token spans, and the evidence for findings comes from chunk_evidence.py. Merging the results
+token spans, and the evidence for findings comes from py. Merging the results
 of any split of a corpus gives exactly the result of the whole (workers.py runs chunks in
 other processes and merges them in order).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from fertility.backends import FastCheck, Tokenizer, Tokens
 from fertility.backends.spans import exact_piece_spans
-from fertility.diagnose.normalization import NormalizationCounts
-from fertility.diagnose.pretokens import CutExample, PretokenCounts
-from fertility.engine import evidence as chunk_evidence
 from fertility.metrics.counts import Counts
-from fertility.metrics.token_stats import TokenStats, per_language
+from fertility.metrics.token_stats import per_language
 
 from .chunks import Chunk
 from .documents import DocumentRows, PerDocument, chunk_words
-from .evidence import offer, trim
-from .profiles import CacheStats, ChunkProfile, ProfileCache, profile_texts
-
-Key = tuple[int, str]  # (tokenizer index, language)
-
-
-def _add(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for key, value in b.items():
-        out[key] = out[key] + value if key in out else value
-    return out
-
-
-@dataclass(frozen=True)
-class FastPathStats:
-    """Chunks whose tokens came from a tokenizer's fast path, chunks the library counted (texts
-    the fast path leaves to it, or a difference found by the check), and the earliest difference."""
-
-    fast: int = 0
-    library: int = 0
-    differences: int = 0
-    first_difference: tuple[int, str] | None = None  # (document number, what differed)
-
-    @classmethod
-    def of(cls, check: FastCheck, chunk: Chunk) -> FastPathStats:
-        if check.difference is None:
-            return cls(fast=int(check.used), library=int(not check.used))
-        document = chunk.doc_index[check.text] if check.text is not None else chunk.doc_index[0]
-        return cls(library=1, differences=1, first_difference=(document, check.difference))
-
-    def __add__(self, other: FastPathStats) -> FastPathStats:
-        firsts = [f for f in (self.first_difference, other.first_difference) if f is not None]
-        return FastPathStats(self.fast + other.fast, self.library + other.library,
-                             self.differences + other.differences, min(firsts) if firsts else None)
-
-
-@dataclass
-class ChunkResult:
-    """Everything measured on some chunks; `merge` is exact, associative and commutative."""
-
-    n_bytes: int = 0
-    counts: dict[Key, Counts] = field(default_factory=dict)
-    offenders: dict[Key, Counter] = field(default_factory=dict)
-    pretokens: dict[Key, PretokenCounts] = field(default_factory=dict)
-    pretoken_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
-    token_pool: dict[Key, dict[str, CutExample]] = field(default_factory=dict)
-    normalization: dict[Key, NormalizationCounts] = field(default_factory=dict)
-    tokens: dict[Key, TokenStats] = field(default_factory=dict)  # token lengths and id counts
-    cache: CacheStats = field(default_factory=CacheStats)
-    documents: DocumentRows | None = None  # per-document values, when asked for (documents.py)
-    # per tokenizer index; bookkeeping of how chunks were counted, not a measurement: any split
-    # of a corpus has the same results, but not the same number of chunks
-    fast_path: dict[int, FastPathStats] = field(default_factory=dict, compare=False)
-
-    def merge(self, other: ChunkResult) -> ChunkResult:
-        pools = []
-        for mine, theirs in ((self.pretoken_pool, other.pretoken_pool), (self.token_pool, other.token_pool)):
-            merged = {key: dict(pool) for key, pool in mine.items()}
-            for key, pool in theirs.items():
-                target = merged.setdefault(key, {})
-                for example in pool.values():
-                    offer(target, example)
-                merged[key] = trim(target)
-            pools.append(merged)
-        return ChunkResult(
-            n_bytes=self.n_bytes + other.n_bytes, counts=_add(self.counts, other.counts),
-            offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
-            pretoken_pool=pools[0], token_pool=pools[1],
-            normalization=_add(self.normalization, other.normalization),
-            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache,
-            documents=other.documents if self.documents is None else
-            self.documents if other.documents is None else self.documents.merge(other.documents),
-            fast_path=_add(self.fast_path, other.fast_path))
+from .evidence import offenders, token_examples
+from .evidence_normalization import normalization, normalized_texts
+from .evidence_pools import trim
+from .evidence_pretokens import pretokens
+from .profiles import ChunkProfile, ProfileCache, profile_texts
+from .result import ChunkResult, FastPathStats
 
 
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> tuple[Tokens, FastCheck | None]:
@@ -159,7 +87,7 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
              "n_words": sums.docs(prof.doc_words)}
     result = ChunkResult(n_bytes=int(prof.byte_base[-1]))
     data = "".join(texts).encode("utf-8", errors="surrogatepass") if evidence else b""
-    normalized = chunk_evidence.normalized(texts, sampled) if evidence else {}
+    normalized = normalized_texts(texts, sampled) if evidence else {}
     doc_tokens: list[np.ndarray] = []  # per tokenizer: tokens per text, when kept per document
     word_tokens: list[np.ndarray] = []  # per tokenizer: tokens per word, when words are tallied
     for t, tokenizer in enumerate(tokenizers):
@@ -207,10 +135,10 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
                 word_tokens.append(per_word)
         if not evidence:
             continue
-        chunk_evidence.offenders(result, t, langs, lang_of_doc, prof, tokens)
-        chunk_evidence.token_examples(result, t, chunk, prof, tokens, cut, ends_sorted, starts_sorted, sampled, data)
-        chunk_evidence.pretokens(result, t, tokenizer, chunk, prof, sampled)
-        chunk_evidence.normalization(result, t, tokenizer, chunk, prof, tokens.counts, sampled, normalized)
+        offenders(result, t, langs, lang_of_doc, prof, tokens)
+        token_examples(result, t, chunk, prof, tokens, cut, ends_sorted, starts_sorted, sampled, data)
+        pretokens(result, t, tokenizer, chunk, prof, sampled)
+        normalization(result, t, tokenizer, chunk, prof, tokens.counts, sampled, normalized)
     for pools in (result.pretoken_pool, result.token_pool):
         for key in pools:
             pools[key] = trim(pools[key])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
@@ -127,17 +127,17 @@ def findings_markdown(findings, *, examples: int = 3) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def premiums_note(frame: pd.DataFrame, signature: Mapping) -> str | None:
+def premiums_note(frame: pd.DataFrame, signature: Signature) -> str | None:
     """Why there are no premiums, once, when the corpus is not parallel (several languages)."""
     from fertility.io.parallel import recorded
 
     if len(set(frame["lang"]) - {ALL}) < 2:
         return None
-    parallel = recorded(Signature.from_dict(dict(signature)).extra)
+    parallel = recorded(signature.extra)
     return None if parallel.parallel else parallel.note()
 
 
-def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = (), signature: Mapping | None = None) -> list[str]:
+def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = (), signature: Signature | None = None) -> list[str]:
     """Footnotes a reader needs to read the numbers right."""
     unspaced = sorted(set(frame["script"]) & UNSPACED_SCRIPTS)
     out = []
@@ -170,7 +170,7 @@ def to_csv(frame: pd.DataFrame) -> str:
     return buffer.getvalue()
 
 
-def to_markdown(frame: pd.DataFrame, signature: Mapping, *, findings=None) -> str:
+def to_markdown(frame: pd.DataFrame, signature: Signature, *, findings=None) -> str:
     columns = [c for c in frame.columns if c in _DISPLAY]  # the counts and ratios; premiums: -f csv|json
     lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
              "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
@@ -178,7 +178,7 @@ def to_markdown(frame: pd.DataFrame, signature: Mapping, *, findings=None) -> st
         cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in notes(frame, signature=signature)),
-              f"- signature: `{Signature.from_dict(signature).short()}`"]
+              f"- signature: `{signature.short()}`"]
     return "\n".join(lines) + "\n" + findings_markdown(findings or [])
 
 
@@ -200,7 +200,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str], *, title: str = "fertilit
     return result
 
 
-def print_table(console: Console, frame: pd.DataFrame, signature: Mapping, *, findings=None,
+def print_table(console: Console, frame: pd.DataFrame, signature: Signature, *, findings=None,
                 width: int | None = None) -> None:
     """The terminal view: table, footnotes, signature, then findings (when diagnosed).
     `width`: drop columns to fit it (None: every column, however wide)."""
@@ -208,14 +208,14 @@ def print_table(console: Console, frame: pd.DataFrame, signature: Mapping, *, fi
     print_unclipped(console, shown)
     for note in notes(frame, dropped=dropped, signature=signature):
         console.print(note, style="dim", markup=False)
-    console.print(f"signature: {Signature.from_dict(signature).short()}", style="dim", markup=False,
+    console.print(f"signature: {signature.short()}", style="dim", markup=False,
                   soft_wrap=True)
     if findings is not None:
         console.print()
         console.print(findings_text(findings))
 
 
-def to_text_table(frame: pd.DataFrame, signature: Mapping, *, findings=None, width: int | None = None) -> str:
+def to_text_table(frame: pd.DataFrame, signature: Signature, *, findings=None, width: int | None = None) -> str:
     """The terminal view as plain text: for --output and for output off a terminal, every
     column at its natural width (no width limit) unless `width` is given."""
     console = Console(file=io.StringIO(), width=width or 100, no_color=True, force_terminal=False)

@@ -63,8 +63,8 @@ class AuditResult:
     mix: dict | None = None  # the content shares given with --mix (the budget chart and finding use them)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.signature, Signature):  # a plain dict from older callers
-            object.__setattr__(self, "signature", Signature.from_dict(dict(self.signature)))
+        if not isinstance(self.signature, Signature):  # a plain dict, as a caller may build one
+            object.__setattr__(self, "signature", Signature.from_dict(self.signature))
 
     @property
     def pretoken_counts(self) -> dict[tuple[str, str], tuple[int, int]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,9 +52,11 @@ class SignatureError(ValueError):
 
 
 @dataclass(frozen=True)
-class Signature(Mapping):
-    """The settings behind a result. Reads like the dict it is written as (`sig["corpus"]`),
-    so older code and JSON keep working; keys it does not know are kept in `extra`."""
+class Signature:
+    """The settings behind a result, by name; written as one JSON object (`to_dict`), read back
+    with its types checked (`from_dict`). Keys it does not know (the engine's settings, keys of
+    newer versions) are kept in `extra`, in order, so that a file read and written again is
+    unchanged."""
 
     tokenizers: dict[str, dict[str, Any]] = field(default_factory=dict)
     corpus: dict[str, Any] = field(default_factory=dict)
@@ -129,19 +130,9 @@ class Signature(Mapping):
     def __str__(self) -> str:
         return self.short()
 
-    # Mapping: read like the dict it is written as
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_dict())
-
-    def __len__(self) -> int:
-        return len(self.to_dict())
-
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return self.to_dict() == dict(other)
+        if isinstance(other, Signature):
+            return self.to_dict() == other.to_dict()
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -196,24 +187,14 @@ def read_fast_path_chunks(text: object) -> tuple[int, int, int] | None:
     return None if found is None else (int(found[1]), int(found[2]), int(found[3] or 0))
 
 
-def counting_settings(signature: Mapping) -> dict:
-    """The parts that must agree for two results to be comparable (all but the tokenizers)."""
-    return Signature.from_dict(dict(signature)).counting_settings()
-
-
-def short_signature(signature: Mapping) -> str:
-    return Signature.from_dict(dict(signature) if not isinstance(signature, Signature) else signature).short()
-
-
-def check_comparable(sig_a: Mapping, sig_b: Mapping, *, what: str = "compare") -> None:
+def check_comparable(sig_a: Signature, sig_b: Signature, *, what: str = "compare") -> None:
     """Counts made on different corpora or settings cannot be set side by side: refuse, naming
     every setting that differs."""
     import json
 
     from fertility.errors import UsageError
 
-    a = Signature.from_dict(sig_a).counting_settings()
-    b = Signature.from_dict(sig_b).counting_settings()
+    a, b = sig_a.counting_settings(), sig_b.counting_settings()
     differing = [key for key in a if a[key] != b[key]]
     if differing:
         detail = "; ".join(f"{key}: {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from real_files import real_file
 
 import fertility
-from fertility.audit import split_name
+from fertility.backends.labels import split_name
 from fertility.cli import cli
 
 ENG = ["The river market opens at dawn.", "Boats arrive with fish and rice."]

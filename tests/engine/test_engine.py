@@ -23,8 +23,9 @@ import fertility
 from fertility.backends.spans import concatenate
 from fertility.engine.chunks import Chunk, chunked
 from fertility.engine.count import count, cut_boundaries
-from fertility.engine.measure import ChunkResult, measure_chunk
+from fertility.engine.measure import measure_chunk
 from fertility.engine.profiles import ProfileCache
+from fertility.engine.result import ChunkResult
 from fertility.errors import CorpusError
 from fertility.io.corpus import CorpusStream, Document, read_corpus
 from fertility.report import tables as render
@@ -310,9 +311,9 @@ def test_progress_counts_bytes_and_moves_on_a_one_document_corpus(tmp_path):
 
 def test_the_signature_names_the_sample_and_the_pieces():
     result = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], cache=False)
-    assert "first 1048576 bytes of each language" in result.signature["findings_sample"]
-    assert "a token (or a word) across a cut counts as two" in result.signature["long_documents"]
-    assert list(result.signature)[-1] == "fertility"
+    assert "first 1048576 bytes of each language" in result.signature.extra["findings_sample"]
+    assert "a token (or a word) across a cut counts as two" in result.signature.extra["long_documents"]
+    assert list(result.signature.to_dict())[-1] == "fertility"
     plain = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], diagnose=False, cache=False)
     assert "findings_sample" not in plain.signature
 

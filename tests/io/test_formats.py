@@ -65,8 +65,8 @@ def test_txt_jsonl_gz_and_parquet_give_identical_counts_and_hash(tmp_path):
     assert got_jsonl == expected and got_parquet == expected
     assert {lang for _, lang in expected} == set(LANGS)
     # the corpus hash is over the documents' language and text, not the container
-    assert as_jsonl.signature["corpus"]["sha256"] == whole.signature["corpus"]["sha256"]
-    assert as_parquet.signature["corpus"]["sha256"] == whole.signature["corpus"]["sha256"]
+    assert as_jsonl.signature.corpus["sha256"] == whole.signature.corpus["sha256"]
+    assert as_parquet.signature.corpus["sha256"] == whole.signature.corpus["sha256"]
     assert as_jsonl.signature.extra["records"] == "text_field:text|lang_field:lang"
 
 

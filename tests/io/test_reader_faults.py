@@ -216,7 +216,7 @@ def test_a_lone_surrogate_is_a_bad_record_never_text(tmp_path, escape):
     with pytest.warns(FertilityWarning, match="skipped 1 bad records"):
         result = fertility.audit(["bytes"], [str(path)], diagnose=False, cache=False,
                                  read_options=fertility_options(skip=True))
-    assert result.counts[("bytes", "ben_Beng")].n_docs == 1 and result.signature["skipped_records"] == "1"
+    assert result.counts[("bytes", "ben_Beng")].n_docs == 1 and result.signature.extra["skipped_records"] == "1"
 
 
 def fertility_options(*, skip: bool = False, lang: str | None = None):
