@@ -23,7 +23,8 @@ from real_files import real_file
 
 import fertility
 from fertility.cli import cli
-from fertility.gate import parse_config, resolve_paths, run_gate
+from fertility.gate import run_gate
+from fertility.gate.config import parse_config, resolve_paths
 from fertility.io.samples import samples_dir
 
 CL100K = "tiktoken:cl100k_base"

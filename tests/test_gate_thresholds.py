@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import fertility
 from fertility.cli import cli
 from fertility.errors import UsageError
-from fertility.gate import KEYS, PER_LANGUAGE, THRESHOLD_RANGES, GateConfig, _regressions, load_config, parse_config
+from fertility.gate import _regressions
+from fertility.gate.config import KEYS, PER_LANGUAGE, THRESHOLD_RANGES, GateConfig, load_config, parse_config
 from fertility.metrics.counts import Counts
 from fertility.results.model import AuditResult
 

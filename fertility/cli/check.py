@@ -75,8 +75,8 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
     limits as tables, "*" for every language); options override the file. max_premium needs
     parallel text: aligned files, or parallel = true.
     """
-    from fertility.gate import gather_config, listed_corpora, parse_config
     from fertility.gate import run as run_gate
+    from fertility.gate.config import gather_config, listed_corpora, parse_config
     from fertility.report import tables as render
 
     target = summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)

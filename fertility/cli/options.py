@@ -92,7 +92,7 @@ SHARE = Real(0.0, 1.0, high_open=True)  # retrain --global-merges
 SUPERWORD_SHARE = Real(0.0, 1.0, low_open=True, high_open=True)  # retrain --superwords
 POSITIVE = Real(0.0, low_open=True)  # retrain --parity-alpha
 TEMPERATURE = Real(MIN_TEMPERATURE, MAX_TEMPERATURE)  # retrain --temperature
-NUMBER = Real()  # check --max-regression (its range is the gate's: gate.THRESHOLD_RANGES)
+NUMBER = Real()  # check --max-regression (its range is the gate's: gate.config.THRESHOLD_RANGES)
 SIZE = Size()  # audit --sample-bytes
 SHARD = Shard()  # audit --shard
 
