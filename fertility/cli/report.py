@@ -27,8 +27,9 @@ def report(audits, output, force, mix, figures):
     """
     from fertility.metrics.balance import parse_mix
     from fertility.report.contents import saved_report
-    from fertility.report.html import bundle, check_figures, figure_files, page
-    from fertility.report.html import figures as write_figures
+    from fertility.report.figures import check_figures, figure_files
+    from fertility.report.figures import figures as write_figures
+    from fertility.report.html import bundle, page
 
     audit_inputs = [Input("AUDITS", path) for path in audits]
     refuse_inputs_as_outputs(audit_inputs, [Output("-o", output)])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import regex
@@ -22,6 +21,7 @@ from fertility.report.contents import Report, charts_of, language_rows
 
 from . import charts
 from .cells import interval, missing, number
+from .columns import COLUMNS, PAGE_COLUMNS
 
 INSTALL_HINT = "install the report extra: pip install 'fertility[report]' (it brings vl-convert-python and uharfbuzz)"
 
@@ -37,20 +37,6 @@ _CAPTIONS = {
     "ratios": "The second tokenizer against the first, per language.",
     "before-after": "What the retrained tokenizer changed, per language.",
 }
-
-_COLUMNS = [("tokenizer", "tokenizer", "text"), ("lang", "language", "text"), ("script", "script", "text"),
-            ("n_docs", "docs", "int"), ("n_bytes", "bytes", "int"), ("n_chars", "chars", "int"),
-            ("n_tokens", "tokens", "int"), ("chars_per_token", "chars/token", "ratio"),
-            ("bytes_per_token", "bytes/token", "ratio"), ("tokens_per_word", "tokens/word", "ratio"),
-            ("premium", "premium", "ratio"), ("byte_premium", "byte premium", "ratio"),
-            ("tokenizer_premium", "tokenizer part", "ratio"), ("grapheme_cut_share", "cuts in graphemes", "share"),
-            ("split_word_share", "split words", "share"), ("unknown_share", "unknown", "share"),
-            ("byte_token_share", "byte tokens", "share"),
-            ("single_token_word_share", "single-token words", "share"),
-            ("continuation_token_share", "continuation tokens", "share"),
-            ("renyi_efficiency", "Rényi efficiency (α=2.5)", "ratio")]
-_HIDDEN = {"n_graphemes", "n_words", "n_split_words", "n_unknown_tokens", "n_byte_tokens", "n_boundaries",
-           "n_cut_boundaries", "n_single_token_words", "n_continuation_tokens", "graphemes_per_token"}
 
 _STYLE = """
 body { font-family: %(font)s; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }
@@ -105,8 +91,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return ""
     present = {k for row in rows for k in row}
-    known = [c for c in _COLUMNS if c[0] in present]
-    extra = [(k, k.replace("_", " "), "ratio") for k in dict.fromkeys(k for row in rows for k in row) if k not in {c[0] for c in _COLUMNS} | _HIDDEN]
+    known = [(c, str(COLUMNS[c].long), COLUMNS[c].kind) for c in PAGE_COLUMNS if c in present]
+    extra = [(k, k.replace("_", " "), "ratio") for k in dict.fromkeys(k for row in rows for k in row) if k not in COLUMNS]
     columns = known + extra
     head = "".join(f'<th class="{kind if kind == "text" else "num"}">{html.escape(title)}</th>'
                    for _, title, kind in columns)
@@ -272,67 +258,3 @@ def page(report: Report) -> str:
             " {renderer: 'svg', actions: false}))).then(() => document.body.setAttribute('data-charts', 'done'))"
             ".catch(err => { document.body.setAttribute('data-charts', 'error: ' + err); });</script>"
             "</body></html>\n")
-
-
-def figure_files(report: Report) -> list[str]:
-    return [f"{chart_id}.{kind}" for chart_id in charts_of(report) for kind in ("svg", "png")]
-
-
-def check_figures(folder: Path, names: list[str], *, force: bool) -> None:
-    """Before any work: the folder is new (its parent exists) or holds none of the files,
-    unless --force (which replaces only the figures, nothing else in the folder)."""
-    from fertility.io.output import check_folder_writable, check_output_file
-
-    if folder.exists():
-        if not folder.is_dir():
-            raise UsageError(f"{folder}: exists and is not a folder (given to --figures)")
-        for name in names:
-            check_output_file(folder / name, force=force, option="--figures")
-    else:
-        check_folder_writable(folder.parent if str(folder.parent) else Path("."), what=folder)
-
-
-def figures(report: Report, folder: Path, *, force: bool = False) -> list[Path]:
-    """Each chart as SVG and PNG (2x) for papers; returns the files written."""
-    from importlib.util import find_spec
-
-    for module, package in (("vl_convert", "vl-convert-python"), ("uharfbuzz", "uharfbuzz")):
-        if find_spec(module) is None:
-            raise UsageError(f"--figures needs {package}: {INSTALL_HINT}")
-    from fertility.io.output import make_folder, replace_files
-
-    check_figures(folder, figure_files(report), force=force)
-    if not folder.exists():
-        make_folder(folder)
-    files = []
-    missing: set[str] = set()
-    for chart_id, spec in charts_of(report).items():
-        svg, png, lacking = figure(spec)
-        missing |= lacking
-        files += [(f"{chart_id}.svg", lambda path, data=svg: path.write_text(data, encoding="utf-8")),
-                  (f"{chart_id}.png", lambda path, data=png: path.write_bytes(data))]
-    replace_files(folder, files)
-    if missing:
-        import warnings
-
-        from fertility.errors import FertilityWarning
-
-        warnings.warn(f"--figures: no Noto font holds {' '.join(sorted(missing))!r}, so those labels are set by the "
-                      f"SVG renderer's fallback font (install {FONT_PACKAGES}, or set FERTILITY_FONT_DIRS)",
-                      FertilityWarning, stacklevel=2)
-    return [folder / name for name, _ in files]
-
-
-FONT_PACKAGES = "Debian: fonts-noto-core fonts-noto-cjk"
-
-
-def figure(spec: dict[str, Any], *, scale: float = 2) -> tuple[str, bytes, set[str]]:
-    """One chart as SVG and PNG, and the text clusters no Noto font could draw. Vega lays the
-    chart out (vl-convert); the text is shaped by HarfBuzz and written as outlines
-    (outlines.py: vl-convert's own renderer mis-shapes Indic labels), then rasterized."""
-    import vl_convert
-
-    from fertility.report.outlines import outline_svg
-
-    svg, missing = outline_svg(vl_convert.vegalite_to_svg({**spec, "config": charts.config()}))
-    return svg, vl_convert.svg_to_png(svg, scale=scale), missing

@@ -9,40 +9,30 @@ optional extra (`pip install 'fertility[notebook]'`), imported only when a chart
 from __future__ import annotations
 
 import html
-import math
 from typing import TYPE_CHECKING, Any
 
 from fertility.errors import UsageError
 from fertility.results.model import ALL
 
 from . import charts
+from .cells import number
+from .columns import COLUMNS, GLANCE_COLUMNS
 
 if TYPE_CHECKING:
     from fertility.results.model import AuditResult
-
-# (frame column, header, kind): what a glance needs; to_frame() has every column
-_COLUMNS = (("n_tokens", "tokens", "int"), ("chars_per_token", "chars/token", "ratio"),
-            ("bytes_per_token", "bytes/token", "ratio"), ("tokens_per_word", "tokens/word", "ratio"),
-            ("premium", "premium", "ratio"))
-
-
-def _cell(value: Any, kind: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{int(value):,}" if kind == "int" else f"{value:.3f}"
-
 
 def html_table(result: AuditResult) -> str:
     """Tokenizer x language rows (ALL rows in bold), the note on premiums, the signature."""
     frame = result.to_frame()
     parallel = result.parallel
-    columns = [c for c in _COLUMNS if c[0] != "premium" or parallel.parallel]
-    head = "".join(f"<th>{html.escape(title)}</th>" for title in ("tokenizer", "language", *(c[1] for c in columns)))
+    columns = [c for c in GLANCE_COLUMNS if c != "premium" or parallel.parallel]
+    head = "".join(f"<th>{html.escape(title)}</th>" for title in ("tokenizer", "language", *(str(COLUMNS[c].long) for c in columns)))
     body = []
     for row in frame.to_dict(orient="records"):
         lang = row["lang"] if row["lang"] == ALL else charts.label(row["lang"], row["script"])
         style = ' style="font-weight:bold"' if row["lang"] == ALL else ""
-        cells = "".join(f'<td style="text-align:right">{_cell(row[key], kind)}</td>' for key, _, kind in columns)
+        cells = "".join(f'<td style="text-align:right">{number(row[key], COLUMNS[key].kind, digits=3)}</td>'
+                        for key in columns)
         body.append(f"<tr{style}><td>{html.escape(str(row['tokenizer']))}</td><td>{html.escape(lang)}</td>{cells}</tr>")
     notes = [f"premiums against {result.reference}" if parallel.parallel else parallel.note(),
              f"signature: {result.signature.short()}"]

@@ -12,41 +12,17 @@ from rich.table import Table
 from rich.text import Text
 
 from fertility.metrics.counts import ALL
-from fertility.results.model import json_value
 from fertility.results.signature import Signature
 from fertility.text.units import UNSPACED_SCRIPTS
 
 from .cells import number
+from .columns import COLUMNS, DROP_ORDER, WIDE_COLUMNS, short_columns
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from fertility.results.model import AuditResult
 
-# column -> (header, kind) for human-facing formats
-_DISPLAY = {
-    "tokenizer": ("tokenizer", "text"), "lang": ("lang", "text"), "script": ("script", "text"),
-    "n_docs": ("docs", "int"), "n_bytes": ("bytes", "int"), "n_chars": ("chars", "int"),
-    "n_graphemes": ("graphemes", "int"), "n_words": ("words", "int"), "n_tokens": ("tokens", "int"),
-    "n_split_words": ("split words", "int"),
-    "chars_per_token": ("chars/tok", "ratio"), "bytes_per_token": ("bytes/tok", "ratio"),
-    "graphemes_per_token": ("graph/tok", "ratio"), "tokens_per_word": ("tok/word", "ratio"),
-    "split_word_share": ("split %", "share"),
-    "n_unknown_tokens": ("unk", "int"), "n_byte_tokens": ("byte toks", "int"),
-    "n_boundaries": ("boundaries", "int"), "n_cut_boundaries": ("cuts", "int"),
-    "unknown_share": ("unk %", "share"), "byte_token_share": ("byte %", "share"),
-    "grapheme_cut_share": ("cut %", "share"),
-    "n_single_token_words": ("1-token words", "int"), "n_continuation_tokens": ("cont. toks", "int"),
-    "single_token_word_share": ("1-token word %", "share"), "continuation_token_share": ("cont. %", "share"),
-}
-
-# The table's columns (json/csv/markdown carry every count). On a narrow terminal, columns are
-# dropped whole, least important first (DROP_ORDER), and a note names them: a number is never cut.
-WIDE_COLUMNS = ["tokenizer", "lang", "script", "n_docs", "n_bytes", "n_chars", "n_graphemes", "n_words",
-                "n_tokens", "chars_per_token", "bytes_per_token", "graphemes_per_token",
-                "tokens_per_word", "split_word_share"]
-DROP_ORDER = ["n_graphemes", "n_words", "n_bytes", "n_docs", "n_chars", "n_tokens", "script",
-              "split_word_share", "graphemes_per_token", "bytes_per_token", "tokens_per_word"]
 UNLIMITED = 1_000_000  # a width no table reaches
 
 
@@ -90,9 +66,6 @@ def print_unclipped(console: Console, renderable: RenderableType) -> None:
 
 def _cell(value, kind: str) -> str:
     return str(value) if kind == "text" else number(value, kind if kind in ("int", "share") else "ratio")
-
-
-_json_value = json_value  # for older imports
 
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -147,7 +120,7 @@ def notes(frame: pd.DataFrame, *, dropped: Sequence[str] = (), signature: Signat
     out.append("chars are Unicode code points of the text as read (no normalization); "
                "graphemes are extended grapheme clusters.")
     if dropped:
-        out.append(dropped_note([_DISPLAY[c][0] for c in dropped]))
+        out.append(dropped_note([str(COLUMNS[c].short) for c in dropped]))
     no_premiums = premiums_note(frame, signature) if signature is not None else None
     if no_premiums:
         out.append(no_premiums)
@@ -171,11 +144,11 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 
 def to_markdown(frame: pd.DataFrame, signature: Signature, *, findings=None) -> str:
-    columns = [c for c in frame.columns if c in _DISPLAY]  # the counts and ratios; premiums: -f csv|json
-    lines = ["| " + " | ".join(_DISPLAY[c][0] for c in columns) + " |",
-             "|" + "|".join("---" if _DISPLAY[c][1] == "text" else "---:" for c in columns) + "|"]
+    columns = short_columns(frame.columns)  # the counts and ratios; premiums: -f csv|json
+    lines = ["| " + " | ".join(str(COLUMNS[c].short) for c in columns) + " |",
+             "|" + "|".join("---" if COLUMNS[c].kind == "text" else "---:" for c in columns) + "|"]
     for row in frame.itertuples(index=False):
-        cells = [_cell(value, _DISPLAY[c][1]) for c, value in zip(columns, row)]
+        cells = [_cell(value, COLUMNS[c].kind) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in notes(frame, signature=signature)),
               f"- signature: `{signature.short()}`"]
@@ -186,7 +159,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str], *, title: str = "fertilit
     result = Table(title=title)
     columns = [c for c in columns if c in frame.columns]
     for column in columns:
-        header, kind = _DISPLAY[column]
+        kind, header = COLUMNS[column].kind, str(COLUMNS[column].short)
         result.add_column(header, justify="left" if kind == "text" else "right", no_wrap=kind != "text",
                           min_width=len(header))
     previous = None
@@ -196,7 +169,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str], *, title: str = "fertilit
             result.add_section()
         previous = values["tokenizer"]
         style = "bold" if values["lang"] == ALL else None
-        result.add_row(*(_cell(values[c], _DISPLAY[c][1]) for c in columns), style=style)
+        result.add_row(*(_cell(values[c], COLUMNS[c].kind) for c in columns), style=style)
     return result
 
 

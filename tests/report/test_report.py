@@ -28,6 +28,7 @@ from fertility.metrics.balance import budget, gini
 from fertility.metrics.byte_premium import lorenz
 from fertility.metrics.counts import ALL
 from fertility.report import charts
+from fertility.report import figures as report_figures
 from fertility.report import html as report_html
 from fertility.report.contents import Report, audit_for_report, charts_of, retrain_report, saved_report
 from fertility.report.html import _script_json
@@ -451,7 +452,7 @@ def noto_fonts() -> None:
         pytest.fail(f"FERTILITY_REQUIRE_SYSTEM_DEPS is set but fonts are missing: {', '.join(missing)}")
     if missing:
         pytest.skip(f"Noto fonts not installed ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}); "
-                    f"{report_html.FONT_PACKAGES} (CI installs them)")
+                    f"{report_figures.FONT_PACKAGES} (CI installs them)")
 
 
 def every_label() -> list[str]:
@@ -461,8 +462,8 @@ def every_label() -> list[str]:
 
 def test_figures_write_svg_and_png_with_every_label_as_outlines(live, tmp_path):
     noto_fonts()
-    written = report_html.figures(live, tmp_path / "figs")
-    assert sorted(p.name for p in written) == sorted(report_html.figure_files(live))
+    written = report_figures.figures(live, tmp_path / "figs")
+    assert sorted(p.name for p in written) == sorted(report_figures.figure_files(live))
     svg = (tmp_path / "figs" / "chars-per-token.svg").read_text(encoding="utf-8")
     assert "<text" not in svg  # every label shaped and drawn, none left to the renderer's fallback
     for lang, script in live.result.scripts.items():
@@ -471,7 +472,7 @@ def test_figures_write_svg_and_png_with_every_label_as_outlines(live, tmp_path):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     from PIL import Image
 
-    assert Image.open(io.BytesIO(png)).size == Image.open(io.BytesIO(report_html.figure(
+    assert Image.open(io.BytesIO(png)).size == Image.open(io.BytesIO(report_figures.figure(
         charts_of(live)["chars-per-token"])[1])).size
 
 
@@ -481,7 +482,7 @@ def test_without_noto_fonts_figures_are_written_with_a_warning(live, tmp_path, m
 
     monkeypatch.setenv("FERTILITY_FONT_DIRS", str(tmp_path / "no-fonts"))
     with pytest.warns(FertilityWarning, match="no Noto font holds .*fonts-noto-core"):
-        report_html.figures(live, tmp_path / "figs")
+        report_figures.figures(live, tmp_path / "figs")
     assert "<text" in (tmp_path / "figs" / "chars-per-token.svg").read_text(encoding="utf-8")
 
 
@@ -519,7 +520,7 @@ def test_figure_labels_are_shaped_as_chromium_shapes_them(tmp_path):
     chromium()
     labels, row = every_label(), 56
     spec = _labels_spec(labels, row)
-    ours = np.asarray(Image.open(io.BytesIO(report_html.figure(spec, scale=1)[1])).convert("L")) < 128
+    ours = np.asarray(Image.open(io.BytesIO(report_figures.figure(spec, scale=1)[1])).convert("L")) < 128
     page = tmp_path / "labels.html"
     embedded = _script_json({**spec, "config": {**charts.config(), **spec["config"]}})
     page.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'><style>body{margin:0}</style>"
@@ -552,7 +553,7 @@ def test_figure_renderer_shapes_bengali():
         spec = {"data": {"values": [{"t": text}]}, "width": 300, "height": 120, "config": {"view": {"stroke": None}},
                 "mark": {"type": "text", "fontSize": 80, "align": "left", "baseline": "middle"},
                 "encoding": {"text": {"field": "t"}, "x": {"value": 10}, "y": {"value": 60}}}
-        return np.asarray(Image.open(io.BytesIO(report_html.figure(spec, scale=1)[1])).convert("L")) < 128
+        return np.asarray(Image.open(io.BytesIO(report_figures.figure(spec, scale=1)[1])).convert("L")) < 128
 
     ka, ki, kaa = ink("ক"), ink("কি"), ink("কা")
     assert (ka & kaa).sum() / ka.sum() > 0.95
