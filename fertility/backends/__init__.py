@@ -9,12 +9,14 @@ path is recognised by its content; otherwise a model name tiktoken knows (`gpt-4
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from fertility.errors import TokenizerError, UsageError
+
+from .formats import folder_tokenizer, sniff_format
+from .vocabularies import Vocabulary
 
 if TYPE_CHECKING:  # annotations only: `fertility --help` starts without numpy
     import numpy as np
@@ -91,9 +93,20 @@ class PreTokenizer(NamedTuple):
 
 @runtime_checkable
 class Tokenizer(Protocol):
-    """What an audit needs from a tokenizer: token spans and the settings that produced them."""
+    """What an audit needs from a tokenizer: token spans and the settings that produced them.
+
+    Every backend implements all of it, most of it by inheriting `TokenizerBase`'s defaults, so
+    that no caller has to ask whether a tokenizer can do something (a wrapper forwards each
+    member to the tokenizer it wraps)."""
 
     name: str
+
+    @property
+    def runtime_normalization(self) -> tuple[str, str] | None:
+        """(form, why): the Unicode normalization the tokenizer's own runtime applies before
+        its model (e.g. Qwen's NFC), which the file alone does not say; None when the runtime
+        applies none or it is unknown."""
+        ...
 
     def encode(self, texts: list[str]) -> list[Encoded]:
         """For each text, its tokens' byte spans; no special tokens added or recognised."""
@@ -105,6 +118,21 @@ class Tokenizer(Protocol):
         (`spans.concatenate` of `encode` where the library has nothing faster)."""
         ...
 
+    def encode_checked(self, texts: list[str]) -> tuple[Tokens, FastCheck | None]:
+        """`encode_many`, through a fast path where one is on, with how its self-check went
+        (None: no fast path; see FastCheck)."""
+        ...
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Tokens per text, where no span is needed (normalization evidence)."""
+        ...
+
+    def vocabulary(self) -> Vocabulary | None:
+        """Every id of the vocabulary with its bytes and kind (vocabularies.py), which vocab.py
+        reads for the allocation by script and token_stats for the Rényi efficiency; None when
+        there is none (the baselines)."""
+        ...
+
     def info(self) -> dict[str, str]:
         """Signature fragment: backend, source, file hash, library version, settings."""
         ...
@@ -112,6 +140,25 @@ class Tokenizer(Protocol):
     def pre_tokenizer(self) -> PreTokenizer | None:
         """The split applied before the model, or None when there is none (SentencePiece)."""
         ...
+
+
+class TokenizerBase:
+    """The defaults of the protocol's optional parts, for a backend (or your own tokenizer) to
+    inherit: it then needs only `name`, `encode`, `encode_many`, `info` and `pre_tokenizer`."""
+
+    runtime_normalization: tuple[str, str] | None = None
+
+    def encode_many(self, texts: list[str]) -> Tokens:  # overridden by every backend
+        raise NotImplementedError
+
+    def encode_checked(self, texts: list[str]) -> tuple[Tokens, FastCheck | None]:
+        return self.encode_many(texts), None
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        return self.encode_many(texts).counts.tolist() if texts else []
+
+    def vocabulary(self) -> Vocabulary | None:
+        return None
 
 
 def _resolve(target: str):
@@ -220,78 +267,3 @@ def _load(target: str, spec: str, reference: str, pattern: str | None) -> Tokeni
     loader = _resolve(target)
     with native_errors(spec):
         return loader(reference, pattern=pattern)
-
-
-# What a model folder (or hub snapshot) may hold, in the order we use it: scheme, file patterns.
-FOLDER_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("hf", ("tokenizer.json",)),
-    ("hf", ("vocab.json", "merges.txt")),  # GPT-2 style byte-level BPE, before tokenizer.json existed
-    ("tekken", ("tekken.json",)),
-    ("spm", ("tokenizer.model",)), ("spm", ("spiece.model",)), ("spm", ("sentencepiece.bpe.model",)),
-    ("spm", ("*.model",)), ("spm", ("*.model.v*",)),
-    ("tiktoken", ("*.tiktoken",)),
-    ("gguf", ("*.gguf",)),
-    ("transformers", ("tokenizer_config.json",)),  # vocab.txt (BERT) and other slow-only folders
-)
-
-
-def folder_tokenizer(path: Path) -> tuple[str, Path] | None:
-    """(scheme, file or folder to load) for a model folder, else None."""
-    for scheme, patterns in FOLDER_FILES:
-        found = [sorted(p for p in path.glob(pattern) if p.is_file()) for pattern in patterns]
-        if all(found):
-            return scheme, (found[0][0] if len(patterns) == 1 else path)
-    return None
-
-
-def sniff_format(path: Path) -> str:
-    """Tell a tokenizer file's format from its content, not its name."""
-    if path.is_dir():
-        found = folder_tokenizer(path)
-        if found is None:
-            raise TokenizerError(f"{path}: directory holds no tokenizer file (tokenizer.json, vocab.json + "
-                                 "merges.txt, a SentencePiece .model, tekken.json, .tiktoken, .gguf or tokenizer_config.json)")
-        return found[0]
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError as err:
-        raise TokenizerError(f"{path}: cannot read ({err.strerror})") from None
-    if not head:
-        raise TokenizerError(f"{path}: empty file, not a tokenizer")
-    if head[:4] == b"GGUF":  # llama.cpp model files, whatever their name
-        return "gguf"
-    stripped = head.lstrip()
-    if stripped.startswith(b"{"):
-        return _sniff_json(path)
-    first_line = head.split(b"\n", 1)[0].split()
-    if len(first_line) == 2 and first_line[1].isdigit():
-        return "tiktoken"
-    if head[:1] == b"\x0a":  # protobuf field 1 (pieces), as every SentencePiece model starts
-        return "spm"
-    raise TokenizerError(f"{path}: unknown tokenizer format (expected a Hugging Face "
-                         "tokenizer.json, a SentencePiece .model, a .tiktoken ranks file or "
-                         "a Tekken JSON or a GGUF model file)")
-
-
-def _sniff_json(path: Path) -> str:
-    with path.open("rb") as handle:
-        head = handle.read(4096)
-    if b'"config"' in head and b'"pattern"' in head:  # Tekken writes its config first
-        return "tekken"
-    if b'"truncation"' in head or b'"added_tokens"' in head:  # tokenizers writes these first
-        return "hf"
-    from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
-
-    try:
-        data = json.loads(read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer file", TokenizerError))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise TokenizerError(f"{path}: corrupt JSON ({err})") from None
-    except RecursionError:
-        raise TokenizerError(f"{path}: corrupt JSON (nested too deeply to read)") from None
-    if isinstance(data, dict) and "model" in data and "pre_tokenizer" in data:
-        return "hf"
-    if isinstance(data, dict) and "config" in data and "vocab" in data:
-        return "tekken"
-    raise TokenizerError(f"{path}: JSON file is neither a Hugging Face tokenizer.json "
-                         "(needs 'model') nor a Tekken tokenizer (needs 'config' and 'vocab')")

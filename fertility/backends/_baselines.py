@@ -9,11 +9,11 @@ import numpy as np
 
 from fertility.text.units import char_to_byte_offsets, graphemes, segmenter_info
 
-from . import Encoded, Tokens
+from . import Encoded, TokenizerBase, Tokens
 from .spans import concatenate
 
 
-class _Baseline:
+class _Baseline(TokenizerBase):
     name = ""
     unit = ""
 

@@ -30,6 +30,7 @@ from ._gguf_models import _MODELS, _added_tokens, _array, _strings, _token_id
 from ._gguf_patterns import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED
 from ._gguf_read import read_metadata
 from ._hf import HFEncoding
+from .vocabularies import ListedVocabulary, VocabEntry
 
 
 class GGUFTokenizer(HFEncoding):
@@ -67,7 +68,7 @@ class GGUFTokenizer(HFEncoding):
             self._byte = self._byte | partial
             self._piece_bytes[partial] = [len(tokens[i]) for i in np.flatnonzero(partial)]
         self._tokens, self._types = tokens, types
-        self._listing: tuple | None = None  # vocabulary(), once listed
+        self._vocabulary: ListedVocabulary | None = None  # listed when first asked
         self.model = model
         self.pre = meta.get("tokenizer.ggml.pre")
         self.digest = _tokenizer_digest(meta)
@@ -97,19 +98,20 @@ class GGUFTokenizer(HFEncoding):
             return seen, [offsets for _, offsets in pre.pre_tokenize_str(seen)]
         return PreTokenizer(f"llama.cpp {self.pre or self.model}", split)
 
-    def vocabulary(self) -> list[tuple[int, bytes | None, str]]:
-        """(id, bytes, kind) per token, kinds from the file's token types (as vocab.entries
-        lists other backends): control tokens are special, as llama.cpp treats them; the
-        rebuilt `tokenizers` object alone would call them ordinary."""
-        from fertility.backends import vocab as listing
+    def vocabulary(self) -> ListedVocabulary:
+        """Listed from the file's token types: control tokens are special, as llama.cpp treats
+        them; the rebuilt `tokenizers` object alone would call them ordinary."""
+        if self._vocabulary is None:
+            self._vocabulary = ListedVocabulary(self._list_vocabulary)
+        return self._vocabulary
 
+    def _list_vocabulary(self) -> list[VocabEntry]:
+        from . import vocabularies as listing
         from ._hf import _byte_level_alphabet
 
-        if self._listing is not None:
-            return list(self._listing)
         alphabet = _byte_level_alphabet() if self.model == "gpt2" else {}
         kinds = {CONTROL: listing.SPECIAL, UNKNOWN: listing.UNKNOWN, UNUSED: listing.UNUSED}
-        out: list[tuple[int, bytes | None, str]] = []
+        out: list[VocabEntry] = []
         for index, (token, kind) in enumerate(zip(self._tokens, self._types.tolist())):
             if index == self._unk_id:
                 out.append((index, None, listing.UNKNOWN))
@@ -121,7 +123,6 @@ class GGUFTokenizer(HFEncoding):
                 out.append((index, bytes(alphabet[c] for c in token), listing.NORMAL))
             else:
                 out.append((index, token.replace("\u2581", " ").encode("utf-8"), listing.NORMAL))
-        self._listing = tuple(out)
         return out
 
     def info(self) -> dict[str, str]:

@@ -18,9 +18,10 @@ from fertility.errors import TokenizerError
 from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_size, check_token_id, read_file_capped
 
-from . import Encoded, PreTokenizer, Tokenizer, Tokens
+from . import Encoded, PreTokenizer, Tokenizer, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from .spans import char_spans_to_bytes, exact_piece_spans
+from .vocabularies import HFVocabulary
 
 
 def _locate(reference: str) -> Path:
@@ -36,7 +37,7 @@ def _locate(reference: str) -> Path:
     raise TokenizerError(f"{reference}: no such file or directory")  # hub ids: hub.py, before this
 
 
-class HFEncoding:
+class HFEncoding(TokenizerBase):
     """Encoding through a `tokenizers.Tokenizer` (`_tokenizer`), with per-id kinds (`_unknown`,
     `_byte`), the bytes of text each byte token stands for (`_piece_bytes`, -1 for tokens of
     whole characters) and the file named in errors (`path`): shared by tokenizer.json and GGUF
@@ -106,6 +107,9 @@ class HFTokenizer(HFEncoding):
     @property
     def tokenizer(self) -> tokenizers.Tokenizer:
         return self._tokenizer
+
+    def vocabulary(self) -> HFVocabulary:
+        return HFVocabulary(self._tokenizer)
 
     def pre_tokenizer(self) -> PreTokenizer | None:
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer

@@ -21,7 +21,7 @@ import regex
 from fertility.errors import TokenizerError, UsageError
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
-from . import Encoded, PreTokenizer, Tokenizer, Tokens
+from . import Encoded, FastCheck, PreTokenizer, Tokenizer, Tokens, Vocabulary
 from .spans import concatenate
 
 Form = Literal["NFC", "NFKC"]
@@ -65,9 +65,19 @@ class Normalized:
     def __getattr__(self, attribute: str):  # backend extras (encoding, ids, ...) stay reachable
         if attribute == "inner":  # not set yet (unpickling): no recursion
             raise AttributeError(attribute)
-        if attribute == "encode_checked" and self.form is not None:  # the inner one would skip the
-            raise AttributeError(attribute)  # normalization: the engine calls encode_many then
         return getattr(self.inner, attribute)
+
+    @property
+    def runtime_normalization(self) -> tuple[str, str] | None:
+        return self.inner.runtime_normalization
+
+    def vocabulary(self) -> Vocabulary | None:
+        return self.inner.vocabulary()
+
+    def encode_checked(self, texts: list[str]) -> tuple[Tokens, FastCheck | None]:
+        if self.form is None:
+            return self.inner.encode_checked(texts)
+        return self.encode_many(texts), None  # the inner fast path would skip the normalization
 
     def encode_many(self, texts: list[str]) -> Tokens:
         if self.form is None:
@@ -78,8 +88,7 @@ class Normalized:
     def count_tokens(self, texts: list[str]) -> list[int]:
         form = FORMS[self.form] if self.form else None
         seen = [unicodedata.normalize(form, t) for t in texts] if form else texts
-        inner = getattr(self.inner, "count_tokens", None)
-        return inner(seen) if inner is not None else [len(e.starts) for e in self.inner.encode(seen)]
+        return self.inner.count_tokens(seen)
 
     def encode(self, texts: list[str]) -> list[Encoded]:
         if self.form is None:
@@ -134,14 +143,14 @@ def normalize_with_map(text: str, form: Form) -> tuple[str, np.ndarray | None]:
 
 def effective_form(tokenizer: Tokenizer, normalize: str | None) -> str | None:
     """The normalization `apply` puts in front of the tokenizer (nfc, nfkc), or None."""
-    runtime = getattr(tokenizer, "runtime_normalization", None)
+    runtime = tokenizer.runtime_normalization
     form = normalize if normalize is not None else (runtime[0] if runtime is not None else None)
     return None if form in (None, "none") else form
 
 
 def apply(tokenizer: Tokenizer, normalize: str | None) -> Tokenizer:
     """Put the runtime's normalization (or the user's `--normalize`) in front of a tokenizer."""
-    runtime = getattr(tokenizer, "runtime_normalization", None)  # (form, reason) known by the backend
+    runtime = tokenizer.runtime_normalization  # (form, reason) known by the backend
     if normalize is None:
         if runtime is None:
             return tokenizer

@@ -17,12 +17,13 @@ from fertility.errors import TokenizerError
 from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, check_file_size
 
-from . import Encoded, Tokens
+from . import Encoded, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from .spans import byte_piece_spans, concatenate
+from .vocabularies import SentencePieceVocabulary
 
 
-class SPMTokenizer:
+class SPMTokenizer(TokenizerBase):
     def __init__(self, path: Path, *, model_proto: bytes | None = None, name: str | None = None,
                  source: str | None = None, sha256: str | None = None):
         """A .model file, or (`model_proto`) the bytes of one held in memory: then `path` only
@@ -120,6 +121,9 @@ class SPMTokenizer:
     def count_tokens(self, texts: list[str]) -> list[int]:
         with native_errors(self.path):
             return [len(ids) for ids in self._processor.encode(texts)]
+
+    def vocabulary(self) -> SentencePieceVocabulary:
+        return SentencePieceVocabulary(self.processor)
 
     def pre_tokenizer(self) -> None:
         """SentencePiece has no pre-tokenizer: pieces may span any characters but spaces' rules."""

@@ -25,12 +25,13 @@ from fertility.errors import FertilityWarning, TokenizerError
 from fertility.hashing import sha256_file
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 
-from . import Encoded, PreTokenizer, Tokens
+from . import Encoded, PreTokenizer, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from ._normalize import runtime_form_from_config
 from ._tiktoken_ranks import check_ranks, parse_ranks
 from .patterns import CL100K, GPT2, O200K, resolve_pattern
 from .spans import spans_from_lengths
+from .vocabularies import TiktokenVocabulary
 
 _BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 # Qwen's PAT_STR (tokenization_qwen.py; dashscope's qwen_tokenizer.py): cl100k's shape, one digit a piece
@@ -61,7 +62,7 @@ NAMED_ENCODINGS: dict[str, str] = {  # name -> sha256 of its ranks file
 }
 
 
-class TiktokenTokenizer:
+class TiktokenTokenizer(TokenizerBase):
     """A BPE over bytes with a split regex: tiktoken's model, also used for Tekken files."""
 
     def __init__(self, *, name: str, ranks: dict[bytes, int], pattern: str, pattern_name: str,
@@ -126,6 +127,9 @@ class TiktokenTokenizer:
         encode = self._encoding.encode_ordinary
         with native_errors(self.source):
             return [len(encode(text)) for text in texts]
+
+    def vocabulary(self) -> TiktokenVocabulary:
+        return TiktokenVocabulary(self.encoding)
 
     def pre_tokenizer(self) -> PreTokenizer:
         compiled = regex.compile(self.pattern)

@@ -86,6 +86,19 @@ class Described:
     def encode_many(self, texts):
         return self.inner.encode_many(texts)
 
+    def encode_checked(self, texts):
+        return self.inner.encode_checked(texts)
+
+    def count_tokens(self, texts):
+        return self.inner.count_tokens(texts)
+
+    def vocabulary(self):
+        return self.inner.vocabulary()
+
+    @property
+    def runtime_normalization(self):
+        return self.inner.runtime_normalization
+
     def pre_tokenizer(self):
         return self.inner.pre_tokenizer()
 
@@ -98,7 +111,8 @@ def load_from_hub(reference: str, *, spec: str, pattern: str | None = None) -> T
     from fertility.hashing import sha256_file
     from fertility.hub.download import fetch, parse_hub_id
 
-    from . import folder_tokenizer, load_folder
+    from . import load_folder
+    from .formats import folder_tokenizer
 
     parsed = parse_hub_id(reference)
     if parsed is None:

@@ -19,13 +19,6 @@ from .profiles import ChunkProfile
 from .result import ChunkResult
 
 
-def _token_counts(tokenizer: Tokenizer, texts: list[str]) -> list[int]:
-    if not texts:
-        return []
-    counter = getattr(tokenizer, "count_tokens", None)
-    return list(counter(texts)) if counter is not None else [len(e.starts) for e in tokenizer.encode(texts)]
-
-
 def normalized_texts(texts: list[str], sampled: np.ndarray) -> dict[str, dict[int, str]]:
     """Per form, the sampled texts it changes, normalized (shared by every tokenizer)."""
     out: dict[str, dict[int, str]] = {}
@@ -73,7 +66,7 @@ def normalization(result: ChunkResult, t: int, tokenizer: Tokenizer, chunk: Chun
         changed = normalized[form]
         indices = list(changed)
         fresh = [i for i in indices if i not in known or known[i][0] != changed[i]]
-        counted = dict(zip(fresh, _token_counts(tokenizer, [changed[i] for i in fresh])))
+        counted = dict(zip(fresh, tokenizer.count_tokens([changed[i] for i in fresh]) if fresh else []))
         new_tokens = [counted[i] if i in counted else known[i][1] for i in indices]
         known.update((i, (changed[i], n)) for i, n in zip(indices, new_tokens))
         for i, tokens in zip(indices, new_tokens):

@@ -31,12 +31,7 @@ from .result import ChunkResult, FastPathStats
 def _tokens(tokenizer: Tokenizer, texts: list[str], prof: ChunkProfile) -> tuple[Tokens, FastCheck | None]:
     """The chunk's tokens in byte spans, and how a fast path's self-check went (None: the
     tokenizer has no fast path, or it is off)."""
-    check = None
-    encode_checked = getattr(tokenizer, "encode_checked", None)
-    if encode_checked is not None:
-        tokens, check = encode_checked(texts)
-    else:
-        tokens = tokenizer.encode_many(texts)
+    tokens, check = tokenizer.encode_checked(texts)
     if tokens.in_chars:
         starts, ends = exact_piece_spans(prof.char_starts[tokens.starts], prof.char_starts[tokens.ends],
                                          tokens.piece_bytes)

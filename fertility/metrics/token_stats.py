@@ -10,7 +10,7 @@ chunks, files and worker processes give exactly the whole corpus's. From the id 
   only.
 - Tokens never produced: ids of the ordinary vocabulary that no token of the corpus has.
 
-The ordinary vocabulary is one rule for every backend (vocab.ORDINARY_KINDS): the ids a text can
+The ordinary vocabulary is one rule for every backend (backends/vocabularies.ORDINARY_KINDS): the ids a text can
 produce as fertility counts (special tokens neither added nor parsed), so special and control
 tokens and unused ids are left out, the unknown token kept.
 """

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from real_files import real_file
 
 from fertility import load_tokenizer
-from fertility.backends import sniff_format
 from fertility.backends._gguf_read import read_metadata
+from fertility.backends.formats import sniff_format
 from fertility.cli import cli
 from fertility.errors import TokenizerError
 

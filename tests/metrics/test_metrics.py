@@ -180,7 +180,8 @@ def test_the_ordinary_vocabulary_is_the_listing_without_special_tokens(spec):
     import numpy as np
     from reference import tokenizer
 
-    from fertility.backends.vocab import ORDINARY_KINDS, SPECIAL, UNKNOWN, entries, ordinary_ids
+    from fertility.backends.vocab import entries, ordinary_ids
+    from fertility.backends.vocabularies import ORDINARY_KINDS, SPECIAL, UNKNOWN
 
     loaded = tokenizer(spec)
     listed = entries(loaded)
