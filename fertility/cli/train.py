@@ -87,9 +87,9 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     from fertility.backends import load_tokenizer
     from fertility.io.corpus import find_files
     from fertility.metrics.balance import parse_pairs
-    from fertility.train.bpe import ParitySettings
-    from fertility.train.retrain import OUR_FILES
-    from fertility.train.retrain import check_output as check_retrain_output
+    from fertility.train.output_folder import OUR_FILES
+    from fertility.train.output_folder import check_output as check_retrain_output
+    from fertility.train.parity_trainer import ParitySettings
     from fertility.train.retrain import retrain as run_retrain
     from fertility.train.retrain_report import report as retrain_report
     from fertility.train.retrain_report import summary as retrain_summary
@@ -131,7 +131,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
         from fertility.train.parity import render_parity
         click.echo(render_parity(result.held_out_parity))
     if result.superwords is not None and fmt in ("table", "markdown"):
-        from fertility.train.superwords import render_superwords
+        from fertility.train.superword_report import render_superwords
         click.echo(render_superwords(result.superwords))
 
 
@@ -161,8 +161,8 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     """
     from fertility.io.corpus import find_files
     from fertility.train.extend import extend as run_extend
-    from fertility.train.retrain import OUR_FILES
-    from fertility.train.retrain import check_output as check_retrain_output
+    from fertility.train.output_folder import OUR_FILES
+    from fertility.train.output_folder import check_output as check_retrain_output
     from fertility.train.retrain_report import audit_extended, extend_summary
 
     fmt = resolve_format(fmt)

@@ -1,1 +1,1 @@
-"""Training tokenizers that fix the balance: BPE, retrain, parity, extend."""
+"""Training tokenizers that fix the balance: BPE, retrain, parity, superwords, extend."""

@@ -22,10 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-
-import regex
 
 from fertility.choices import EXTEND_SPLITS as SPLITS
 from fertility.errors import TokenizerError, UsageError
@@ -33,13 +30,14 @@ from fertility.hashing import sha256_file
 from fertility.io.corpus import read_corpus
 from fertility.io.numbers import MAX_COUNT, MAX_VOCAB_SIZE, whole
 from fertility.io.samples import samples_dir
-from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
 from fertility.results import contract
 from fertility.results.signature import library_versions
-from fertility.text.units import SCRIPT_ALIASES, SCRIPT_NAMES
 from fertility.version import __version__
 
-from .retrain import check_output, write_folder
+from .byte_level import holds_lead_pair, script_lead_pairs
+from .languages import by_language
+from .output_folder import check_output, write_folder
+from .tokenizer_json import load_base, merge_pair, split_nodes, with_mark_aware_split
 
 _OFFSET = 0x10000  # base id i trains as chr(0x10000 + i): no surrogates, no separators
 
@@ -52,136 +50,6 @@ class Extended:
     changed_lines: dict[str, tuple[int, int]] = field(default_factory=dict)  # lang -> (changed, lines)
 
 
-def _byte_alphabet() -> tuple[dict[int, str], dict[str, int]]:
-    """GPT-2's byte <-> printable character table (what ByteLevel pre-tokenizers emit)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = list(printable), 0
-    for byte in range(256):
-        if byte not in printable:
-            printable.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    to_char = {byte: chr(c) for byte, c in zip(printable, chars)}
-    return to_char, {c: b for b, c in to_char.items()}
-
-
-_TO_CHAR, _TO_BYTE = _byte_alphabet()
-
-
-def token_bytes(token: str) -> bytes | None:
-    """The bytes a byte-level token stands for; None if it is not a byte-level string."""
-    try:
-        return bytes(_TO_BYTE[c] for c in token)
-    except KeyError:
-        return None
-
-
-@lru_cache(maxsize=16)
-def _lead_pairs(names: tuple[str, ...]) -> frozenset[bytes]:
-    everything = "".join(chr(cp) for cp in range(0x80, 0x110000) if not 0xD800 <= cp <= 0xDFFF)
-    ours_re = regex.compile("[" + "".join(f"\\p{{Script={n}}}" for n in names) + "]")
-    ours = {m.start() for m in ours_re.finditer(everything)}
-    neutral = {m.start() for m in regex.finditer(r"[\p{Script=Common}\p{Script=Inherited}\p{Cn}]", everything)}
-    pairs: dict[bytes, bool] = {}
-    for i, char in enumerate(everything):
-        if i in ours:
-            pairs.setdefault(char.encode("utf-8")[:2], True)
-        elif i not in neutral:
-            pairs[char.encode("utf-8")[:2]] = False
-    return frozenset(p for p, only_ours in pairs.items() if only_ours)
-
-
-def script_lead_pairs(scripts: Iterable[str]) -> frozenset[bytes]:
-    """UTF-8 (lead byte, first continuation byte) pairs whose assigned code points all belong to
-    these scripts, or to Common/Inherited (a danda, a ZWJ): a token holding one of them can
-    only ever match text written in these scripts."""
-    names = set()
-    for code in scripts:
-        for part in SCRIPT_ALIASES.get(code, (code,)):
-            if part in SCRIPT_NAMES:
-                names.add(SCRIPT_NAMES[part])
-    return _lead_pairs(tuple(sorted(names))) if names else frozenset()
-
-
-def _is_ours(token: str, pairs: frozenset[bytes]) -> bool:
-    data = token_bytes(token)
-    return data is not None and any(data[i:i + 2] in pairs for i in range(len(data) - 1))
-
-
-def mark_aware(pattern: str) -> str:
-    r"""The same split with combining marks kept beside letters: `\p{L}` -> `[\p{L}\p{M}]`
-    outside a class, `\p{L}\p{M}` inside one."""
-    out, inside, i = [], False, 0
-    while i < len(pattern):
-        if pattern[i] == "\\":
-            piece = pattern[i:i + 5]
-            if piece == r"\p{L}":
-                out.append(r"\p{L}\p{M}" if inside else r"[\p{L}\p{M}]")
-                i += 5
-                continue
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if pattern[i] == "[" and not inside:
-            inside = True
-        elif pattern[i] == "]" and inside:
-            inside = False
-        out.append(pattern[i])
-        i += 1
-    return "".join(out)
-
-
-def split_nodes(node: object) -> list[dict]:
-    """Every Split pre-tokenizer in a (possibly nested) pre_tokenizer description."""
-    if isinstance(node, dict):
-        found = [node] if node.get("type") == "Split" else []
-        for child in node.get("pretokenizers") or []:
-            found.extend(split_nodes(child))
-        return found
-    return []
-
-
-def _is_byte_level(config: dict) -> bool:
-    def has(node: object) -> bool:
-        if isinstance(node, dict):
-            return node.get("type") == "ByteLevel" or any(has(c) for c in node.get("pretokenizers") or [])
-        return False
-    return has(config.get("pre_tokenizer"))
-
-
-def load_base(path: Path) -> dict:
-    """The base tokenizer.json as a dict, refused unless it is a byte-level BPE."""
-    data = read_file_capped(path, MAX_TOKENIZER_FILE_BYTES, "tokenizer.json")
-    try:
-        config = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
-                             "BPE tokenizer.json") from None
-    model = config.get("model") if isinstance(config, dict) else None
-    if not isinstance(model, dict) or model.get("type") != "BPE":
-        kind = model.get("type") if isinstance(model, dict) else "no model"
-        raise TokenizerError(f"{path}: is a {kind} tokenizer; extend needs a byte-level BPE tokenizer.json")
-    if not _is_byte_level(config) or not isinstance(model.get("vocab"), dict) or \
-            not isinstance(model.get("merges"), list):
-        raise TokenizerError(f"{path}: is a BPE without a byte-level pre-tokenizer; extend needs a "
-                             "byte-level BPE tokenizer.json (as GPT-2, Llama-3, Qwen)")
-    import tokenizers
-    try:
-        tokenizers.Tokenizer.from_str(data.decode("utf-8"))
-    except Exception as err:  # noqa: BLE001 (the Rust side raises plain Exception with a parse message)
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise TokenizerError(f"{path}: not a valid tokenizer.json ({first})") from None
-    return config
-
-
-def _merge_pair(merge: object) -> tuple[str, str]:
-    if isinstance(merge, str):
-        left, _, right = merge.partition(" ")
-        return left, right
-    left, right = merge  # type: ignore[misc]
-    return left, right
-
-
 def learn_merges(base, texts: Iterable[str], *, add: int, pairs: frozenset[bytes],
                  vocab: dict[str, int], min_frequency: int = 2,
                  show_progress: bool = False) -> list[tuple[str, str]]:
@@ -191,7 +59,7 @@ def learn_merges(base, texts: Iterable[str], *, add: int, pairs: frozenset[bytes
     words: Counter[str] = Counter()
     for text in texts:
         for piece, _ in base.pre_tokenizer.pre_tokenize_str(text):
-            if _is_ours(piece, pairs):
+            if holds_lead_pair(piece, pairs):
                 words[piece] += 1
     id_to_token = {i: t for t, i in vocab.items()}
     mapped: Counter[str] = Counter()
@@ -214,9 +82,9 @@ def learn_merges(base, texts: Iterable[str], *, add: int, pairs: frozenset[bytes
         learned = json.loads(trainer_tokenizer.to_str())["model"]["merges"]
         known, chosen, new = set(vocab), [], 0
         for merge in learned:
-            left, right = (decode(p) for p in _merge_pair(merge))
+            left, right = (decode(p) for p in merge_pair(merge))
             token = left + right
-            if left not in known or right not in known or not _is_ours(token, pairs):
+            if left not in known or right not in known or not holds_lead_pair(token, pairs):
                 continue
             chosen.append((left, right))
             if token not in known:
@@ -247,7 +115,7 @@ def extended_config(config: dict, merges: Sequence[tuple[str, str]]) -> tuple[di
     as_strings = bool(model["merges"]) and isinstance(model["merges"][0], str)
     if any(" " in part for merge in merges for part in merge):
         as_strings = False
-        model["merges"] = [list(_merge_pair(m)) for m in model["merges"]]
+        model["merges"] = [list(merge_pair(m)) for m in model["merges"]]
     for left, right in merges:
         token = left + right
         if token not in vocab:
@@ -260,11 +128,8 @@ def extended_config(config: dict, merges: Sequence[tuple[str, str]]) -> tuple[di
 
 def changed_lines(before, after, documents) -> dict[str, tuple[int, int]]:
     """Per language: how many lines encode to different ids, out of how many."""
-    by_lang: dict[str, list[str]] = {}
-    for doc in documents:
-        by_lang.setdefault(doc.lang, []).append(doc.text)
     out = {}
-    for lang, texts in by_lang.items():
+    for lang, texts in by_language(documents).items():
         old = before.encode_batch(texts, add_special_tokens=False)
         new = after.encode_batch(texts, add_special_tokens=False)
         out[lang] = (sum(a.ids != b.ids for a, b in zip(old, new)), len(texts))
@@ -295,16 +160,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
     corpus = read_corpus(corpus_paths)
     started = time.perf_counter()
     base = tokenizers.Tokenizer.from_str(json.dumps(config))
-    working = config
-    if split == "marks":
-        splits = split_nodes(config.get("pre_tokenizer"))
-        patterns = [s.get("pattern", {}).get("Regex") for s in splits]
-        if not patterns or not all(isinstance(p, str) and r"\p{L}" in p for p in patterns):
-            raise UsageError(f"{base_path}: --split marks needs a Split pre-tokenizer whose regex uses "
-                             r"\p{L}; this one has none")
-        working = json.loads(json.dumps(config))
-        for node in split_nodes(working["pre_tokenizer"]):
-            node["pattern"]["Regex"] = mark_aware(node["pattern"]["Regex"])
+    working = with_mark_aware_split(config, base_path) if split == "marks" else config
     resplit = tokenizers.Tokenizer.from_str(json.dumps(working))
     n_base = base.get_vocab_size(with_added_tokens=True)
     if n_base + add > MAX_VOCAB_SIZE:  # the trainer below reserves room for that many up front

