@@ -27,7 +27,8 @@ def leaderboard(audits, fmt, output, force):
     over parallel text also each language's premium and the Gini over them. Audits of
     different corpora or counting settings are refused, naming the difference.
     """
-    from fertility.report.leaderboard import build, render
+    from fertility.report.leaderboard import build
+    from fertility.report.leaderboard_formats import render
 
     refuse_inputs_as_outputs([Input("AUDITS", path) for path in audits], [Output("-o", output)])
     target = output_target(output, force=force)

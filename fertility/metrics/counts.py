@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+from fertility.text.units import is_spaced
+
 ALL = "ALL"
 
 
@@ -77,3 +79,18 @@ def total_of(items) -> Counts:
     for item in items:
         total = total + item
     return total
+
+
+def group_row(tokenizer: str, lang: str, script: str, counts: list[Counts], spaced: list[bool]) -> dict:
+    """A row summing some languages: every ratio from summed numerators and denominators, word
+    ratios over the languages written with spaces only. The one aggregation of every command."""
+    total = total_of(counts)
+    words = total_of(c for c, s in zip(counts, spaced) if s)
+    return {"tokenizer": tokenizer, "lang": lang, "script": script, **total.as_dict(), **ratios(total, words)}
+
+
+def all_row(tokenizer: str, per_lang: dict[str, Counts], scripts: dict[str, str]) -> dict:
+    """The ALL row of one tokenizer, for `audit`, `compare` and `check` alike."""
+    langs = sorted(per_lang)
+    return group_row(tokenizer, ALL, ALL, [per_lang[lang] for lang in langs],
+                     [is_spaced(scripts[lang]) for lang in langs])

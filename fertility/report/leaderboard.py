@@ -20,7 +20,8 @@ from typing import Any
 from fertility.errors import UsageError
 from fertility.io.parallel import Parallelism
 from fertility.metrics.byte_premium import balance_json
-from fertility.results.model import ALL, AuditResult
+from fertility.metrics.counts import ALL
+from fertility.results.model import AuditResult
 from fertility.results.signature import Signature
 
 LEADERBOARD_FORMATS = ("table", "markdown", "latex", "csv", "html")
@@ -160,13 +161,6 @@ def _sortable(value: float) -> float:
     return -math.inf if value is None or math.isnan(value) else value
 
 
-def render(board: Leaderboard, fmt: str) -> str:
-    """The leaderboard in one of LEADERBOARD_FORMATS (leaderboard_formats.py)."""
-    from .leaderboard_formats import RENDERERS
-
-    return RENDERERS[fmt](board)
-
-
 def combined(paths: Sequence[Path]) -> AuditResult:
     """N audits of one corpus as one audit of all their tokenizers (what `fertility report`
     draws for more than two): counts, findings, vocabularies and token statistics relabelled."""
@@ -193,4 +187,4 @@ def combined(paths: Sequence[Path]) -> AuditResult:
                        vocabularies=vocabularies, token_stats=token_stats, unseen_tokens=unseen)
 
 
-__all__ = ["LEADERBOARD_FORMATS", "Leaderboard", "Standing", "build", "combined", "load_audits", "render"]
+__all__ = ["LEADERBOARD_FORMATS", "Leaderboard", "Standing", "build", "combined", "load_audits"]

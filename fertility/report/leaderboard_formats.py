@@ -8,20 +8,20 @@ import html
 import io
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from fertility.results.model import ALL
+from fertility.metrics.counts import ALL
 
-if TYPE_CHECKING:
-    from .leaderboard import Leaderboard
+from .cells import number
+from .leaderboard import Leaderboard
 
 
 def _number(value: float | None, places: int = 3) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:.{places}f}"
+    return number(value, "ratio", digits=places)
 
 
 def _percent(value: float) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{100 * value:.1f}"
+    """A share as a bare percentage (the column header says %)."""
+    return number(value, "share").removesuffix("%")
 
 
 def matrices(board: Leaderboard) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -175,4 +175,9 @@ def _parse(cell: str) -> float:
 RENDERERS = {"table": to_text, "markdown": to_markdown, "latex": to_latex, "csv": to_csv, "html": to_html}
 
 
-__all__ = ["RENDERERS", "latex_escape", "matrices"]
+def render(board: Leaderboard, fmt: str) -> str:
+    """The leaderboard in one of LEADERBOARD_FORMATS."""
+    return RENDERERS[fmt](board)
+
+
+__all__ = ["RENDERERS", "latex_escape", "matrices", "render"]

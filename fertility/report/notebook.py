@@ -12,7 +12,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from fertility.errors import UsageError
-from fertility.results.model import ALL
+from fertility.metrics.counts import ALL
 
 from . import charts
 from .cells import number

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any
 from fertility.errors import InputError
 from fertility.io.parallel import Parallelism, recorded
 from fertility.metrics.counts import (
-    ALL,
     COLUMNS,
     NEW_COUNT_COLUMNS,
     Counts,
-    ratios,
-    total_of,
+    all_row,
+    group_row,
 )
 from fertility.text.units import is_spaced
 
@@ -249,21 +248,6 @@ class AuditResult:
         except RecursionError:
             raise InputError(f"{path}: not a fertility audit JSON: JSON nested too deeply to read") from None
         return cls.from_dict(data, source=str(path))
-
-
-def group_row(tokenizer: str, lang: str, script: str, counts: list[Counts], spaced: list[bool]) -> dict:
-    """A row summing some languages: every ratio from summed numerators and denominators, word
-    ratios over the languages written with spaces only. The one aggregation of every command."""
-    total = total_of(counts)
-    words = total_of(c for c, s in zip(counts, spaced) if s)
-    return {"tokenizer": tokenizer, "lang": lang, "script": script, **total.as_dict(), **ratios(total, words)}
-
-
-def all_row(tokenizer: str, per_lang: dict[str, Counts], scripts: dict[str, str]) -> dict:
-    """The ALL row of one tokenizer, for `audit`, `compare` and `check` alike."""
-    langs = sorted(per_lang)
-    return group_row(tokenizer, ALL, ALL, [per_lang[lang] for lang in langs],
-                     [is_spaced(scripts[lang]) for lang in langs])
 
 
 def json_value(value):

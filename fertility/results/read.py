@@ -12,12 +12,11 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from fertility.metrics.counts import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts
+from fertility.metrics.counts import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
 from fertility.text.units import is_spaced
 
 from .contract import NewerSchema, version_of
 from .findings import Finding
-from .model import all_row, group_row
 from .signature import Signature
 
 if TYPE_CHECKING:
