@@ -95,7 +95,7 @@ def batches(lines: list[str], size: int = 512 * 1024) -> list[list[str]]:
 
 def same_tokens(fast, library, texts: list[str]) -> list[bool]:
     """Per text: the same tokens (count, ids, spans relative to the text, flags)?"""
-    from fertility.backends._gigatoken import byte_sizes, difference
+    from fertility.backends._gigatoken_check import byte_sizes, difference
 
     sizes = byte_sizes(texts)
     positions = list(range(len(texts)))
@@ -115,12 +115,12 @@ def _subset(library, texts, wanted: list[int], positions: list[int]):
     if wanted == positions:
         return library
     from fertility.backends import Tokens
-    from fertility.backends._gigatoken import _cumulative, byte_sizes
+    from fertility.backends._gigatoken_check import byte_sizes, cumulative
 
-    edges = _cumulative(library.counts)
-    base = _cumulative(np.fromiter(map(len, texts), dtype=np.int64) if library.in_chars else byte_sizes(texts))
+    edges = cumulative(library.counts)
+    base = cumulative(np.fromiter(map(len, texts), dtype=np.int64) if library.in_chars else byte_sizes(texts))
     kept = [texts[i] for i in wanted]
-    new_base = _cumulative(np.fromiter(map(len, kept), dtype=np.int64) if library.in_chars else byte_sizes(kept))
+    new_base = cumulative(np.fromiter(map(len, kept), dtype=np.int64) if library.in_chars else byte_sizes(kept))
     index = np.concatenate([np.arange(edges[i], edges[i + 1]) for i in wanted]) if wanted else np.zeros(0, int)
     shift = np.concatenate([np.full(edges[i + 1] - edges[i], new_base[j] - base[i]) for j, i in enumerate(wanted)]) \
         if wanted else np.zeros(0, int)
@@ -142,10 +142,11 @@ def raw_ids_rows(tokenizer, files: list[Path], lines_per_file: int | None) -> st
         return "gigatoken cannot be handed this model"
     import json
 
-    from fertility.backends._gigatoken import _Ids, _without_special_tokens
+    from fertility.backends._gigatoken_build import _without_special_tokens
+    from fertility.backends._gigatoken_ids import GigatokenIds
     try:
         text, _ = _without_special_tokens(json.loads(hf.to_str()))
-        ids = _Ids(lambda: gigatoken.Tokenizer.from_json(text).backend, "raw")
+        ids = GigatokenIds(lambda: gigatoken.Tokenizer.from_json(text).backend, "raw")
     except BaseException as err:  # noqa: BLE001 - report whatever gigatoken or tokenizers raise
         return f"gigatoken refuses the library's tokenizer.json ({str(err).splitlines()[0][:120]})"
     exact = total = 0
@@ -220,7 +221,7 @@ def run(options) -> list[Row]:
 
 
 def fast_sizes(texts: list[str]) -> np.ndarray:
-    from fertility.backends._gigatoken import byte_sizes
+    from fertility.backends._gigatoken_check import byte_sizes
     return byte_sizes(texts)
 
 

@@ -76,7 +76,7 @@ def patch(module, attribute: str, name: str, iterator: bool = False) -> None:
 def instrument() -> None:
     import importlib
 
-    from fertility.backends import _gigatoken
+    from fertility.backends import _gigatoken, _gigatoken_ids
     from fertility.engine import local as workers
     from fertility.engine import measure as engine
     from fertility.io import corpus
@@ -89,8 +89,8 @@ def instrument() -> None:
     patch(_gigatoken.FastPath, "_library", "encode: library part of the check")
     patch(engine, "per_language", "counts: token lengths and ids")
     patch(workers, "measure_chunk", "counts (spans, words, cuts)")
-    patch(_gigatoken._Ids, "__call__", "encode: gigatoken ids")
-    patch(_gigatoken, "difference", "encode: check comparison")
+    patch(_gigatoken_ids.GigatokenIds, "__call__", "encode: gigatoken ids")
+    patch(_gigatoken, "difference", "encode: check comparison")  # where FastPath looks it up
     from fertility.backends import _spm, _tiktoken
     patch(_tiktoken.TiktokenTokenizer, "tokens_from_ids", "encode: spans from ids")
     patch(_spm.SPMTokenizer, "tokens_from_ids", "encode: spans from ids")

@@ -25,7 +25,7 @@ def show(tokenizers, text, file, pattern):
     Example: fertility show -t tiktoken:cl100k_base "বাংলা ভাষা"
     """
     from fertility.backends import load_tokenizer
-    from fertility.io.corpus import read_text_file
+    from fertility.io.utf8 import read_text_file
     from fertility.report.show import render_shown
     from fertility.report.show import show as show_tokens
 

@@ -85,7 +85,7 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
     tokenizer (and --compare-with) is audited on held-out text, with findings.
     """
     from fertility.backends import load_tokenizer
-    from fertility.io.corpus import find_files
+    from fertility.io.corpus_paths import find_files
     from fertility.metrics.balance import parse_pairs
     from fertility.train.output_folder import OUR_FILES
     from fertility.train.output_folder import check_output as check_retrain_output
@@ -159,7 +159,7 @@ def extend(base, corpus, add, out_dir, split, held_out, reference, force, quiet,
     rank after the old, and each new token holds bytes only the corpus's scripts use, so text
     in other scripts encodes to the same ids. BASE is audited beside the result on held-out text.
     """
-    from fertility.io.corpus import find_files
+    from fertility.io.corpus_paths import find_files
     from fertility.train.extend import extend as run_extend
     from fertility.train.output_folder import OUR_FILES
     from fertility.train.output_folder import check_output as check_retrain_output

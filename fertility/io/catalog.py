@@ -11,16 +11,13 @@ datasets on the Hugging Face hub; ITEMs are languages or a split, REVISION a bra
 
 FLORES+ and the-stack-smol files are small and come whole into the Hugging Face cache.
 FineWeb-2 files are gigabytes: only the first row groups of each language's first file are read
-(`remote_parquet.py`), as many as `--sample-docs`/`--sample-bytes` need (else DEFAULT_DOCS
-documents), and kept in fertility's cache. Programming languages are languages here: `python_Code`,
+(`fineweb.py`, over `remote_parquet.py`), as many as `--sample-docs`/`--sample-bytes` need (else
+DEFAULT_DOCS documents), and kept in fertility's cache. Programming languages are languages here: `python_Code`,
 with the script `Code`, so their coverage is audited like Bengali's.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.parse
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -30,6 +27,7 @@ import regex
 from fertility.errors import CorpusError
 from fertility.hub.download import REVISION
 
+from .fineweb import dataset_commit, first_row_groups
 from .readers import ReadOptions, Source, local_source
 
 DEFAULT_DOCS = 1000  # FineWeb-2 documents per language when no --sample-docs/--sample-bytes is given
@@ -182,10 +180,10 @@ def _fineweb2(entry: Entry, spec: str, items: list[str], revision: str | None, s
     if docs is None and size is None:
         docs = DEFAULT_DOCS
     online = offline_reason() is None
-    commit = _dataset_commit(entry.repo, revision, online=online, what=spec)
+    commit = dataset_commit(entry.repo, revision, online=online, what=spec)
     sources, record = [], {}
     for lang in langs:
-        files, rows = _fineweb_language(entry.repo, commit, lang, splits[0], docs=docs, size=size, online=online,
+        files, rows = first_row_groups(entry.repo, commit, lang, splits[0], docs=docs, size=size, online=online,
                                         what=spec)
         sources += [_source(path, lang, "text") for path in files]
         record[lang] = f"row groups 0-{len(files) - 1} ({sum(rows):,} documents) of its first {splits[0]} file"
@@ -193,115 +191,3 @@ def _fineweb2(entry: Entry, spec: str, items: list[str], revision: str | None, s
                                                      "commit": commit, "endpoint": endpoint(), "split": splits[0],
                                                      "bound": f"{docs:,} documents" if docs else f"{size:,} bytes",
                                                      "sample": record})
-
-
-def _storage(repo: str) -> Path:
-    from fertility.caches import cache_dir
-
-    return cache_dir() / "hub" / f"datasets--{repo.replace('/', '--')}"
-
-
-def _dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) -> str:
-    """The commit to read: a full hash as given; the bare name the one fertility's cache holds for
-    main (else the hub's); a branch or tag the hub's (offline: the cache's)."""
-    from fertility.hub.cache import COMMIT, write_ref
-    from fertility.hub.download import endpoint, request_timeout
-    from fertility.hub.errors import translate
-
-    if revision is not None and COMMIT.match(revision):
-        return revision
-    ref = _storage(repo) / "refs" / (revision or "main")
-    if revision is None or not online:
-        try:
-            cached = ref.read_text(encoding="utf-8").strip()
-            if COMMIT.match(cached):
-                return cached
-        except (OSError, UnicodeDecodeError):
-            if not online:
-                raise CorpusError(f"{what}: not in fertility's cache and the hub may not be asked (--offline or "
-                                  "HF_HUB_OFFLINE); run once online") from None
-    from huggingface_hub import HfApi
-
-    try:
-        commit = str(HfApi(endpoint=endpoint()).repo_info(repo, repo_type="dataset", revision=revision or "main",
-                                                          timeout=request_timeout()).sha)
-    except Exception as err:  # noqa: BLE001 - translate() re-raises what is not the hub's or the network's
-        raise translate(err, repo_id=repo, repo_type="dataset", revision=revision, error=CorpusError,
-                        what=what) from None
-    write_ref(_storage(repo), revision or "main", commit)
-    return commit
-
-
-def _fineweb_language(repo: str, commit: str, lang: str, split: str, *, docs: int | None, size: int | None,
-                      online: bool, what: str) -> tuple[list[Path], list[int]]:
-    from fertility.hub.download import endpoint, request_timeout
-
-    from .remote_parquet import row_group_files, text_bytes
-
-    folder = _storage(repo) / commit / "data" / lang / split
-    seen = {"bytes": 0}
-
-    def enough(rows: int, path: Path) -> bool:
-        if docs is not None:
-            return rows >= docs
-        seen["bytes"] += text_bytes(path)
-        return seen["bytes"] >= (size or 0)
-
-    def first_file() -> tuple[str, int]:
-        listing = _get_json(f"{endpoint()}/api/datasets/{repo}/tree/{commit}/data/{lang}/{split}", what=what,
-                            missing=f"FineWeb-2 has no {lang} ({split} split) at commit {commit[:12]}")
-        files = sorted((e for e in listing if isinstance(e, dict) and str(e.get("path", "")).endswith(".parquet")),
-                       key=lambda e: e["path"])
-        if not files:
-            raise CorpusError(f"{what}: FineWeb-2 has no Parquet file for {lang} ({split}) at commit {commit[:12]}")
-        size_of = (files[0].get("lfs") or {}).get("size") or files[0].get("size")
-        if not isinstance(size_of, int) or size_of <= 0:
-            raise CorpusError(f"{what}: the hub's listing gives no size for {files[0]['path']}")
-        quoted = urllib.parse.quote(files[0]["path"])
-        return f"{endpoint()}/datasets/{repo}/resolve/{commit}/{quoted}", size_of
-
-    try:
-        return row_group_files(folder, url=first_file, headers=_headers, timeout=request_timeout(),
-                               name=f"{repo}@{commit[:12]}:data/{lang}/{split}", enough=enough, online=online)
-    except urllib.error.HTTPError as err:
-        raise _http_error(err, repo, what) from None
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-        raise CorpusError(f"{what}: cannot reach the hub at {endpoint()} ({err}); check the network or "
-                          "HF_ENDPOINT") from None
-    except OSError as err:  # writing the row groups into the cache
-        raise CorpusError(f"{what}: cannot write fertility's cache {folder} ({err.strerror or err}); set "
-                          "FERTILITY_CACHE_DIR to a writable folder") from None
-
-
-def _headers() -> dict[str, str]:
-    from huggingface_hub.utils import build_hf_headers
-
-    return dict(build_hf_headers())
-
-
-def _get_json(url: str, *, what: str, missing: str) -> Any:
-    from fertility.hub.download import request_timeout
-
-    from .remote_parquet import open_url
-
-    try:
-        with open_url(url, headers=_headers(), timeout=request_timeout()) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        if err.code == 404 and err.headers.get("X-Error-Code") not in ("GatedRepo", "RepoNotFound"):
-            raise CorpusError(f"{what}: {missing}") from None
-        raise
-    except ValueError as err:
-        raise CorpusError(f"{what}: the hub's file listing is not JSON ({err})") from None
-
-
-def _http_error(err: urllib.error.HTTPError, repo: str, what: str) -> CorpusError:
-    from fertility.hub.download import endpoint, page_url
-
-    code = err.headers.get("X-Error-Code") if err.headers is not None else None
-    if code == "GatedRepo":
-        return CorpusError(f"{what}: {repo} is a gated dataset: accept its terms at {page_url(repo, 'dataset')} "
-                           "(logged in), then set HF_TOKEN to an access token of that account")
-    if code == "RepoNotFound" or err.code in (401, 404):
-        return CorpusError(f"{what}: {endpoint()} has no dataset {repo} (HTTP {err.code}); if it is private, set HF_TOKEN")
-    return CorpusError(f"{what}: the hub at {endpoint()} answered HTTP {err.code} ({err.reason})")

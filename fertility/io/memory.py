@@ -23,7 +23,8 @@ import regex
 from fertility.errors import ArgumentTypeError, CorpusError, FertilityWarning, described
 from fertility.text.units import detect_script
 
-from .corpus import Corpus, CorpusStream, Document, _key, check_language_name
+from .corpus import Corpus, CorpusStream, Document
+from .languages import check_language_name, language_key
 from .parallel import LayoutRecorder
 
 UNDETERMINED = "und"  # ISO 639-3 for a language not given: a plain list of texts
@@ -128,7 +129,7 @@ def from_mapping(texts: Mapping[Any, Any], *, what: str = "mapping") -> Corpus:
     for lang in sorted(texts):
         where = f"corpus {what} language {lang!r}"
         check_language_name(lang, where)
-        found = _key(lang)
+        found = language_key(lang)
         if found is None:
             warnings.warn(f"{where}: {lang!r} is not a language code (like ben_Beng or bn), so its text is counted "
                           f"as language {lang!r}", FertilityWarning, stacklevel=3)

@@ -25,8 +25,8 @@ from fertility.backends import FastCheck, load_tokenizer
 from fertility.cli import cli
 
 gigatoken = pytest.importorskip("gigatoken", reason="gigatoken not installed: the fast path is off")
-from fertility.backends import _gigatoken
-from fertility.backends._gigatoken import byte_sizes, difference
+from fertility.backends import _gigatoken_build, _gigatoken_check, _gigatoken_ids
+from fertility.backends._gigatoken_check import byte_sizes, difference
 
 LINES = 200  # per language
 
@@ -102,7 +102,7 @@ def test_each_pattern_splits_as_its_gigatoken_scheme(tmp_path):
     rng = random.Random(7)
     pool = [*"aAbBcCdoDnt's'T12345 \t\n\r/.,!é\u0301ÀǅΣσ日本Ⅻ٣", "don't", "IT'S", "  ", "\r\n", "//"]
     texts = ["".join(rng.choice(pool) for _ in range(rng.randint(1, 14))) for _ in range(3000)]
-    schemes = _gigatoken._schemes()
+    schemes = _gigatoken_build._schemes()
     for pattern, scheme in schemes.items():
         reference = tiktoken.Encoding(name="x", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
         fast = gigatoken.Tokenizer.from_tiktoken(path, pretokenizer=scheme, special_tokens={}).backend
@@ -152,7 +152,7 @@ def test_a_difference_in_a_sampled_text_gives_the_library_tokens(name):
 def test_a_text_whose_bytes_are_not_covered_is_caught_outside_the_sample():
     tokenizer = _fresh("cl100k")
     texts = flores("ben_Beng.txt")
-    sampled = _gigatoken.sample_positions(byte_sizes(texts))
+    sampled = _gigatoken_check.sample_positions(byte_sizes(texts))
     outside = next(i for i in range(len(texts)) if i not in sampled)
     tokenizer._ids = _Corrupted(tokenizer._ids, outside, "drop")
     tokens, check = tokenizer.encode_checked(texts)
@@ -162,12 +162,12 @@ def test_a_text_whose_bytes_are_not_covered_is_caught_outside_the_sample():
 
 def test_the_sample_is_fixed_evenly_spread_and_bounded():
     sizes = np.full(1000, 100)
-    chosen = _gigatoken.sample_positions(sizes)
-    assert chosen[0] == 0 and chosen[-1] == 999 and len(chosen) == _gigatoken.SAMPLE_TEXTS
-    assert chosen == _gigatoken.sample_positions(sizes)
+    chosen = _gigatoken_check.sample_positions(sizes)
+    assert chosen[0] == 0 and chosen[-1] == 999 and len(chosen) == _gigatoken_check.SAMPLE_TEXTS
+    assert chosen == _gigatoken_check.sample_positions(sizes)
     huge = np.array([10_000_000, 50, 10_000_000])
-    assert _gigatoken.sample_positions(huge) == [1]  # a huge text is never re-encoded by the library
-    assert _gigatoken.sample_positions(np.zeros(0, dtype=np.int64)) == []
+    assert _gigatoken_check.sample_positions(huge) == [1]  # a huge text is never re-encoded by the library
+    assert _gigatoken_check.sample_positions(np.zeros(0, dtype=np.int64)) == []
 
 
 def test_an_audit_warns_once_and_counts_with_the_library_where_the_fast_path_differs(monkeypatch, tmp_path):
@@ -175,12 +175,12 @@ def test_an_audit_warns_once_and_counts_with_the_library_where_the_fast_path_dif
     corpus.mkdir()
     for lang in ("eng_Latn", "ben_Beng"):
         (corpus / f"{lang}.txt").write_text("\n".join(flores(f"{lang}.txt")) + "\n", encoding="utf-8")
-    original = _gigatoken._Ids.__call__
+    original = _gigatoken_ids.GigatokenIds.__call__
 
     def corrupted(self, texts):
         return _Corrupted(lambda t: original(self, t), 0, "swap")(texts)
     expected = fertility.audit(["tiktoken:cl100k_base"], [corpus], cache=False, jobs=1, exact_library=True)
-    monkeypatch.setattr(_gigatoken._Ids, "__call__", corrupted)
+    monkeypatch.setattr(_gigatoken_ids.GigatokenIds, "__call__", corrupted)
     with pytest.warns(fertility.errors.FertilityWarning, match="differed from the library on 1 of 1 chunks") as seen:
         result = fertility.audit(["tiktoken:cl100k_base"], [corpus], cache=False, jobs=1)
     assert len([w for w in seen if "fast path" in str(w.message)]) == 1
@@ -293,7 +293,7 @@ def test_a_batch_of_one_long_and_many_short_texts_is_cut_into_bounded_matrices(m
             matrix, lengths = backend.encode_batch_padded(texts, options, parallel=parallel)
             shapes.append(matrix.shape)
             return matrix, lengths
-    monkeypatch.setattr(_gigatoken, "_CELLS", 1 << 16)
+    monkeypatch.setattr(_gigatoken_ids, "_CELLS", 1 << 16)
     tokenizer._ids.backend = Recording()
     texts = ["short line"] * 3000 + ["word " * 20_000] + ["x"] * 10
     fast = tokenizer.fast_tokens(texts)
@@ -304,14 +304,14 @@ def test_a_batch_of_one_long_and_many_short_texts_is_cut_into_bounded_matrices(m
 
 _REBUILT = """
 import random
-from fertility.backends import _gigatoken, load_tokenizer
-_gigatoken.CACHE_BYTES = 2 << 20
+from fertility.backends import _gigatoken_ids, load_tokenizer
+_gigatoken_ids.CACHE_BYTES = 2 << 20
 tokenizer = load_tokenizer("tiktoken:cl100k_base")
 rng = random.Random(3)
 letters = "abcdefghijklmnopqrstuvwxyzঅআইঈউএকখগঘচছজঝটঠডঢতথদধনপফবভমযরলশসহ"
 batches = [[" ".join("".join(rng.choices(letters, k=rng.randint(4, 10))) for _ in range(12)) for _ in range(2000)]
            for _ in range(8)]
-heap = _gigatoken._heap_counter()
+heap = _gigatoken_ids._heap_counter()
 before = heap()
 for batch in batches:
     fast = tokenizer.fast_tokens(batch)
@@ -326,7 +326,7 @@ def test_without_a_cache_budget_the_encoder_is_rebuilt_and_ids_do_not_change():
     trigger reads the whole process's heap, which a test suite's own history would blur."""
     if hasattr(gigatoken, "set_max_cache_bytes"):
         pytest.skip("this gigatoken bounds its caches itself")
-    if _gigatoken._heap_counter() is None:
+    if _gigatoken_ids._heap_counter() is None:
         pytest.skip("no glibc mallinfo2 here: the encoder is rebuilt by text size instead")
     done = subprocess.run([sys.executable, "-c", _REBUILT], check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

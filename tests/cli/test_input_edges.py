@@ -20,7 +20,8 @@ from click.testing import CliRunner
 
 from fertility.cli import cli
 from fertility.errors import CorpusError
-from fertility.io.corpus import RESERVED_LANGUAGE, CorpusStream
+from fertility.io.corpus import CorpusStream
+from fertility.io.languages import RESERVED_LANGUAGE
 from fertility.io.readers import ReadOptions
 from fertility.metrics.counts import ALL
 

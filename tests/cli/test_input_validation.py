@@ -30,7 +30,9 @@ from fertility.backends._common import native_errors
 from fertility.backends.patterns import CL100K, GPT2
 from fertility.cli import FertilityGroup, cli
 from fertility.errors import CorpusError, FertilityWarning, TokenizerError, UsageError
-from fertility.io.corpus import find_files, language_of, read_corpus
+from fertility.io.corpus import read_corpus
+from fertility.io.corpus_paths import find_files
+from fertility.io.languages import language_of
 from fertility.train.bpe import train_tokenizer
 
 ENG = "The river market opens at dawn.\nBoats arrive.\n"

@@ -3,7 +3,8 @@
 import pytest
 
 from fertility.errors import CorpusError
-from fertility.io.corpus import language_of, read_corpus
+from fertility.io.corpus import read_corpus
+from fertility.io.languages import language_of
 
 
 def write(path, text, encoding="utf-8"):

@@ -16,7 +16,8 @@ import pytest
 from real_files import shared
 
 import fertility
-from fertility.io.corpus import language_of, read_corpus
+from fertility.io.corpus import read_corpus
+from fertility.io.languages import language_of
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

@@ -1,0 +1,124 @@
+"""Running gigatoken: its token ids for a batch of texts, in bounded memory.
+
+The one place that calls gigatoken's encoder, and so the one that must keep its caches from
+growing without end: it sets the budget where gigatoken offers one, else it watches the
+process's heap (glibc's mallinfo2) or the text read, and rebuilds the encoder. What the ids
+mean, and whether they are right, is for `_gigatoken.py` and `_gigatoken_check.py`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+# Largest padded id matrix gigatoken fills at once (cells of 4 bytes): memory stays flat
+# whatever mix of short and long texts a batch holds.
+_CELLS = 1 << 22
+# What gigatoken's pre-token caches may take per process (see GigatokenIds).
+CACHE_BYTES = 32 << 20
+REBUILD_TEXT_BYTES = 64 << 20  # characters, where the heap cannot be seen
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _heap_counter():
+    """A function giving the bytes malloc has handed out and not taken back (glibc's
+    mallinfo2, over every arena), or None where there is none (macOS, musl, old glibc).
+    gigatoken allocates with the system malloc, so its caches show up here, whether or not
+    freed memory goes back to the system (fertility keeps it: malloc.py)."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):
+        return None
+    mallinfo2.argtypes, mallinfo2.restype = [], _MallInfo2
+
+    def in_use() -> int:
+        info = mallinfo2()
+        return int(info.uordblks + info.hblkhd)
+    return in_use
+
+
+class GigatokenIds:
+    """gigatoken's ids for a batch of texts: (tokens per text, ids laid end to end).
+
+    gigatoken keeps the tokens of every pre-token it has seen, and 0.10.0 never forgets them
+    (6.6 GB after 1 GB of text whose words are all new; FASTPATH.md). Where gigatoken offers a
+    budget (the `gigatoken-cachefix` fork's `set_max_cache_bytes`), it is set to CACHE_BYTES.
+    Otherwise the encoder is rebuilt from `build` whenever the heap in use has grown by
+    CACHE_BYTES since the first batch, or, without a way to see the heap, after every
+    REBUILD_TEXT_BYTES of text. Neither changes any id: a rebuilt encoder is the same encoder
+    with empty caches.
+    """
+
+    def __init__(self, build: Any, how: str):
+        import gigatoken
+        from gigatoken.gigatoken_rs import PadTruncate
+
+        budget = getattr(gigatoken, "set_max_cache_bytes", None)  # the fork's, absent from 0.10.0
+        self._bounded = budget is not None
+        if budget is not None:
+            budget(CACHE_BYTES)
+        self._build, self.how = build, how
+        self.backend = build()
+        self.rebuilds = 0
+        self._heap = None if self._bounded else _heap_counter()
+        self._ceiling: int | None = None
+        self._text_bytes = 0
+        self._options = PadTruncate(0)
+
+    def __call__(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """One padded matrix per group of texts (no awkward arrays, no Python int per token);
+        a group is cut before its matrix could pass _CELLS (a text of n characters has at most
+        4n + 1 tokens: one byte or more each, and a SentencePiece dummy prefix)."""
+        bound = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) * 4 + 2
+        counts: list[np.ndarray] = []
+        ids: list[np.ndarray] = []
+        start, widest = 0, 0
+        for i, width in enumerate(bound.tolist()):
+            if i > start and (i - start + 1) * max(widest, width) > _CELLS:
+                self._group(texts[start:i], counts, ids)
+                start, widest = i, 0
+            widest = max(widest, width)
+        if start < len(texts):
+            self._group(texts[start:], counts, ids)
+        if not self._bounded:
+            self._bound_cache(texts)
+        if not counts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(counts), np.concatenate(ids)
+
+    def _group(self, texts: list[str], counts: list[np.ndarray], ids: list[np.ndarray]) -> None:
+        matrix, lengths = self.backend.encode_batch_padded(texts, self._options, parallel=False)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        counts.append(lengths)
+        ids.append(matrix[np.arange(matrix.shape[1]) < lengths[:, None]].astype(np.int64))
+
+    def _bound_cache(self, texts: list[str]) -> None:
+        if self._heap is None:  # blind: a fresh encoder every REBUILD_TEXT_BYTES of text
+            self._text_bytes += sum(map(len, texts))
+            if self._text_bytes >= REBUILD_TEXT_BYTES:
+                self._rebuild()
+                self._text_bytes = 0
+            return
+        used = self._heap()
+        if self._ceiling is None:
+            self._ceiling = used + CACHE_BYTES
+        elif used > self._ceiling:
+            self._rebuild()
+            used = self._heap()
+            if used > self._ceiling - CACHE_BYTES // 2:  # the rest of the process holds more now
+                self._ceiling = used + CACHE_BYTES
+
+    def _rebuild(self) -> None:
+        self.backend = None  # freed before the new one is built
+        self.backend = self._build()
+        self.rebuilds += 1
