@@ -25,12 +25,13 @@ import tokenizers
 from fertility.errors import TokenizerError
 
 from . import PreTokenizer
+from . import vocabularies as listing
 from ._common import display_name, native_errors
 from ._gguf_models import _MODELS, _added_tokens, _array, _strings, _token_id
 from ._gguf_patterns import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED
 from ._gguf_read import read_metadata
 from ._hf import HFEncoding
-from .vocabularies import ListedVocabulary, VocabEntry
+from .vocabularies import ListedVocabulary, VocabEntry, byte_level_alphabet
 
 
 class GGUFTokenizer(HFEncoding):
@@ -106,10 +107,7 @@ class GGUFTokenizer(HFEncoding):
         return self._vocabulary
 
     def _list_vocabulary(self) -> list[VocabEntry]:
-        from . import vocabularies as listing
-        from ._hf import _byte_level_alphabet
-
-        alphabet = _byte_level_alphabet() if self.model == "gpt2" else {}
+        alphabet = byte_level_alphabet() if self.model == "gpt2" else {}
         kinds = {CONTROL: listing.SPECIAL, UNKNOWN: listing.UNKNOWN, UNUSED: listing.UNUSED}
         out: list[VocabEntry] = []
         for index, (token, kind) in enumerate(zip(self._tokens, self._types.tolist())):
@@ -156,9 +154,7 @@ def _tokenizer_digest(meta: dict[str, Any]) -> str:
 
 def _partial_byte_level(tokens: list[str]) -> np.ndarray:
     """Byte-level tokens that are not whole UTF-8 characters."""
-    from ._hf import _byte_level_alphabet
-
-    alphabet = _byte_level_alphabet()
+    alphabet = byte_level_alphabet()
     partial = np.zeros(len(tokens), dtype=bool)
     for index, token in enumerate(tokens):
         if token and all(c in alphabet for c in token):

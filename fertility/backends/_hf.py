@@ -21,7 +21,7 @@ from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_
 from . import Encoded, PreTokenizer, Tokenizer, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from .spans import char_spans_to_bytes, exact_piece_spans
-from .vocabularies import HFVocabulary
+from .vocabularies import HFVocabulary, byte_level_alphabet
 
 
 def _locate(reference: str) -> Path:
@@ -161,20 +161,6 @@ def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: di
                              "in the vocabulary); add it to model.vocab")
 
 
-def _byte_level_alphabet() -> dict[str, int]:
-    """GPT-2's printable stand-ins for the 256 bytes (as in `tokenizers`' ByteLevel)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            chars[chr(byte)] = byte
-        else:
-            chars[chr(256 + extra)] = byte
-            extra += 1
-    return chars
-
-
 def _token_kinds(tokenizer: tokenizers.Tokenizer, config: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per id: is it the unknown token; is it raw bytes (`<0xE0>` fallback, or a byte-level
     token that is not whole UTF-8 characters); and for those raw bytes, how many bytes of
@@ -192,7 +178,7 @@ def _token_kinds(tokenizer: tokenizers.Tokenizer, config: dict) -> tuple[np.ndar
     if isinstance(model.get("unk_id"), int) and model["unk_id"] < size:
         unknown[model["unk_id"]] = True
     byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
-    alphabet = _byte_level_alphabet() if byte_level else {}
+    alphabet = byte_level_alphabet() if byte_level else {}
     if "\u2581" in vocab and _prepends_metaspace(config):  # the "▁" put before the text: no byte of it
         piece_bytes[vocab["\u2581"]] = 0
     for token, index in vocab.items():

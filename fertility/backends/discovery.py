@@ -62,7 +62,7 @@ def _candidates() -> Iterator[tuple[str, str]]:
 def _hub_entries() -> Iterator[tuple[str, str]]:
     from huggingface_hub import scan_cache_dir
 
-    from fertility.hub.download import hub_cache_dir
+    from fertility.hub.locations import hub_cache_dir
 
     try:
         cache = scan_cache_dir(hub_cache_dir())

@@ -121,8 +121,6 @@ class HFVocabulary(Vocabulary):
     def entries(self) -> list[VocabEntry]:
         import json
 
-        from ._hf import _byte_level_alphabet
-
         tokenizer = self.tokenizer
         try:
             config = json.loads(tokenizer.to_str())
@@ -137,7 +135,7 @@ class HFVocabulary(Vocabulary):
         special = {t["id"] for t in config.get("added_tokens") or [] if t.get("special")}
         unknown = _hf_unknown_id(tokenizer, config)
         byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
-        alphabet = _byte_level_alphabet() if byte_level else {}
+        alphabet = byte_level_alphabet() if byte_level else {}
         prefix = model.get("continuing_subword_prefix") or ""
         out: list[VocabEntry] = []
         for token, index in sorted(tokenizer.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1]):
@@ -182,3 +180,18 @@ def _hf_unknown_id(tokenizer, config: dict | None = None) -> int | None:
         config = json.loads(tokenizer.to_str())
     unk_id = (config.get("model") or {}).get("unk_id")
     return unk_id if isinstance(unk_id, int) else None
+
+
+def byte_level_alphabet() -> dict[str, int]:
+    """GPT-2's printable stand-ins for the 256 bytes (as in `tokenizers`' ByteLevel): how a
+    byte-level vocabulary spells the bytes its entries stand for."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars

@@ -31,8 +31,8 @@ from fertility.errors import FertilityError, FertilityWarning, TokenizerError
 
 from .cache import COMMIT, cached_commit, complete_files, files_below, matches, write_manifest, write_ref
 from .errors import Unreachable, is_unreachable, translate
+from .locations import endpoint, hub_cache_dir, request_timeout
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_-])?"
 # a branch, tag or commit; `refs/pr/1` has slashes, but no part may climb out of the cache (`..`)
 REVISION = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*"
@@ -78,25 +78,6 @@ def offline_reason() -> str | None:
     return None
 
 
-def endpoint() -> str:
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
-
-
-def hub_cache_dir() -> Path:
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"])
-    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
-    return home / "hub"
-
-
-def request_timeout() -> float:
-    """Seconds to wait for the hub's first answer: huggingface_hub itself waits forever there."""
-    try:
-        return float(os.environ.get("HF_HUB_ETAG_TIMEOUT") or 10)
-    except ValueError:
-        return 10.0
-
-
 def parse_hub_id(text: str) -> tuple[str, str | None] | None:
     """`org/name@rev` -> (`org/name`, `rev`); None when `text` is not shaped like a hub id."""
     match = _HUB_ID.match(text)
@@ -105,10 +86,6 @@ def parse_hub_id(text: str) -> tuple[str, str | None] | None:
     if match["repo"].lower().endswith(_FILE_SUFFIXES):
         return None
     return match["repo"], match["revision"]
-
-
-def page_url(repo_id: str, repo_type: str) -> str:
-    return f"{endpoint()}/{'datasets/' if repo_type == 'dataset' else ''}{repo_id}"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ import sys
 
 from fertility.errors import FertilityError
 
+from .locations import endpoint, hub_cache_dir, page_url
+
 
 class Unreachable(Exception):
     """The hub could not be asked (network): the cache may still serve."""
@@ -33,8 +35,6 @@ def translate(err: Exception, *, repo_id: str, repo_type: str, revision: str | N
         RepositoryNotFoundError,
         RevisionNotFoundError,
     )
-
-    from .download import endpoint, hub_cache_dir, page_url
 
     kind = "dataset" if repo_type == "dataset" else "model"
     token = " (HF_TOKEN is set, but its account has no access yet)" if os.environ.get("HF_TOKEN") else ""

@@ -165,7 +165,8 @@ def _code(entry: Entry, spec: str, items: list[str], revision: str | None, sampl
 
 
 def _fineweb2(entry: Entry, spec: str, items: list[str], revision: str | None, sample: Any) -> NamedCorpus:
-    from fertility.hub.download import endpoint, offline_reason
+    from fertility.hub.download import offline_reason
+    from fertility.hub.locations import endpoint
 
     splits, langs = _split_items(items, FINEWEB_SPLITS, "train")
     if not langs:

@@ -28,8 +28,8 @@ def dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) 
     """The commit to read: a full hash as given; the bare name the one fertility's cache holds for
     main (else the hub's); a branch or tag the hub's (offline: the cache's)."""
     from fertility.hub.cache import COMMIT, write_ref
-    from fertility.hub.download import endpoint, request_timeout
     from fertility.hub.errors import translate
+    from fertility.hub.locations import endpoint, request_timeout
 
     if revision is not None and COMMIT.match(revision):
         return revision
@@ -59,7 +59,7 @@ def first_row_groups(repo: str, commit: str, lang: str, split: str, *, docs: int
                      online: bool, what: str) -> tuple[list[Path], list[int]]:
     """The cached files of the first row groups of `lang`'s first `split` file (one file a row
     group), as many as `docs` documents or `size` bytes of text need, and their row counts."""
-    from fertility.hub.download import endpoint, request_timeout
+    from fertility.hub.locations import endpoint, request_timeout
 
     from .remote_parquet import row_group_files, text_bytes
 
@@ -105,7 +105,7 @@ def _headers() -> dict[str, str]:
 
 
 def _get_json(url: str, *, what: str, missing: str) -> Any:
-    from fertility.hub.download import request_timeout
+    from fertility.hub.locations import request_timeout
 
     from .remote_parquet import open_url
 
@@ -121,7 +121,7 @@ def _get_json(url: str, *, what: str, missing: str) -> Any:
 
 
 def _http_error(err: urllib.error.HTTPError, repo: str, what: str) -> CorpusError:
-    from fertility.hub.download import endpoint, page_url
+    from fertility.hub.locations import endpoint, page_url
 
     code = err.headers.get("X-Error-Code") if err.headers is not None else None
     if code == "GatedRepo":
