@@ -575,12 +575,13 @@ def test_without_the_fonts_the_shaping_tests_skip_and_say_why(tmp_path):
     env.pop("FERTILITY_REQUIRE_SYSTEM_DEPS", None)
     tests = "tests/report/test_report.py::test_figure_renderer_shapes_bengali"
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], cwd=root,
+    # -n 0: one test, in this process's child; two xdist workers (the suite's addopts) would only add start-up
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-n", "0", "-p", "no:cacheprovider", tests], cwd=root,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout[-2000:]
     assert "Noto fonts not installed (Noto Sans, Noto Sans Bengali" in done.stdout
     assert "fonts-noto-core fonts-noto-cjk" in done.stdout
-    required = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], cwd=root,
+    required = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", tests], cwd=root,
                               env={**env, "FERTILITY_REQUIRE_SYSTEM_DEPS": "1"}, capture_output=True, text=True,
                               timeout=300, check=False)
     assert required.returncode == 1 and "1 failed" in required.stdout, required.stdout[-2000:]
