@@ -56,6 +56,7 @@ def test_build_makes_an_sdist_and_from_it_a_wheel_that_twine_accepts(tmp_path):
     for schema in ("audit", "compare", "check", "retrain", "extend"):
         assert f"fertility/results/schemas/{schema}.json" in names
     assert sum(n.startswith("fertility/corpora_samples/") and n.endswith(".txt") for n in names) == 14
+    assert "fertility/io/data/iso639.txt" in names  # language codes are package data
     metadata_text = zipfile.ZipFile(wheel).read(f"fertility-{__version__}.dist-info/METADATA").decode()
     for line in ("Requires-Python: >=3.11", "Classifier: Programming Language :: Python :: 3.13",
                  "Project-URL: Changelog, "):
