@@ -65,7 +65,9 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="re
 def test_a_signal_mid_audit_leaves_no_worker_and_closes_the_pipe(big_corpus: Path, signum: int, code: int) -> None:
     command = [shutil.which("fertility") or "fertility", "audit", str(big_corpus), "-t", "tiktoken:cl100k_base",
                "-f", "json", "--jobs", "2", "--no-cache"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # as a terminal would send them: a caller's nohup (SIGHUP ignored, which fertility keeps) is not inherited
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     try:
         started = time.monotonic()
         while len(children(process.pid)) < 2 and process.poll() is None and time.monotonic() - started < 120:

@@ -315,7 +315,7 @@ def test_the_signature_names_the_sample_and_the_pieces():
     assert "a token (or a word) across a cut counts as two" in result.signature.extra["long_documents"]
     assert list(result.signature.to_dict())[-1] == "fertility"
     plain = fertility.audit(["bytes"], [shared("flores200", "devtest", "eng_Latn.txt")], diagnose=False, cache=False)
-    assert "findings_sample" not in plain.signature
+    assert "findings_sample" not in plain.signature.extra
 
 
 
