@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,21 @@ def big_corpus(tmp_path_factory) -> Path:
     return root
 
 
+@contextmanager
+def signals_as_a_terminal_sends_them() -> Iterator[None]:
+    """A child started inside gets SIGHUP, SIGINT and SIGTERM at their defaults: a caller's nohup
+    (SIGHUP ignored) or a script's background job (SIGINT ignored) would be inherited, and
+    fertility rightly keeps an ignored signal ignored, so the test would measure the caller."""
+    ignored = [s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is signal.SIG_IGN]
+    for signum in ignored:
+        signal.signal(signum, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+
+
 needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads child pids from /proc (Linux)")
 
 
@@ -65,9 +81,8 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="re
 def test_a_signal_mid_audit_leaves_no_worker_and_closes_the_pipe(big_corpus: Path, signum: int, code: int) -> None:
     command = [shutil.which("fertility") or "fertility", "audit", str(big_corpus), "-t", "tiktoken:cl100k_base",
                "-f", "json", "--jobs", "2", "--no-cache"]
-    # as a terminal would send them: a caller's nohup (SIGHUP ignored, which fertility keeps) is not inherited
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
+    with signals_as_a_terminal_sends_them():
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         started = time.monotonic()
         while len(children(process.pid)) < 2 and process.poll() is None and time.monotonic() - started < 120:

@@ -14,6 +14,7 @@ import io
 import json
 import lzma
 import os
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,10 @@ zstandard = pytest.importorskip("zstandard")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-TEXT = shared("flores200", "devtest", "ben_Beng.txt").read_bytes()[:60_000]
+@cache
+def ben_text() -> bytes:
+    """60 kB of FLORES Bengali: read when a test asks (skips when the shared corpora are absent)."""
+    return shared("flores200", "devtest", "ben_Beng.txt").read_bytes()[:60_000]
 
 
 def compress(kind: str, data: bytes, *, members: int = 1) -> bytes:
@@ -60,13 +64,13 @@ KINDS = [".gz", ".bz2", ".xz", ".zst"]
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("members", [1, 3])
 def test_whole_streams_and_concatenated_members_are_read_whole(kind, members):
-    assert read_all(kind, compress(kind, TEXT, members=members)) == TEXT
+    assert read_all(kind, compress(kind, ben_text(), members=members)) == ben_text()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), members=st.integers(1, 3), cut=st.floats(0.0, 0.999))
 def test_a_stream_cut_anywhere_is_an_error_never_a_short_read(kind, members, cut):
-    data = compress(kind, TEXT, members=members)
+    data = compress(kind, ben_text(), members=members)
     keep = int(len(data) * cut)
     with pytest.raises(CorpusError, match=r"x\.txt\.\w+: (truncated|corrupt) \w+ (file|data)"):
         read_all(kind, data[:keep] if keep else data[:1])
@@ -77,31 +81,31 @@ def test_a_stream_cut_anywhere_is_an_error_never_a_short_read(kind, members, cut
 def test_a_damaged_body_is_an_error_or_the_exact_text(kind, where, flip):
     """Checksums (gzip CRC32, bzip2 CRC, xz CRC64, zstd XXH64) catch a changed byte; a change
     in a part the codec does not check (a header field) may still decode to the very text."""
-    data = bytearray(compress(kind, TEXT))
+    data = bytearray(compress(kind, ben_text()))
     data[int(len(data) * where)] ^= flip
     try:
-        assert read_all(kind, bytes(data)) == TEXT
+        assert read_all(kind, bytes(data)) == ben_text()
     except CorpusError as err:
         assert "x.txt" in str(err) and "byte" in str(err)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_junk_after_a_complete_stream_is_refused_naming_its_offset(kind):
-    data = compress(kind, TEXT)
+    data = compress(kind, ben_text())
     with pytest.raises(CorpusError, match=f"at compressed byte {len(data):,} after a complete"):
         read_all(kind, data + b"junk that is not another stream")
 
 
 def test_gzip_and_xz_padding_between_members_is_read():
-    assert read_all(".gz", compress(".gz", TEXT) + b"\0" * 5) == TEXT
-    assert read_all(".xz", compress(".xz", TEXT[:100]) + b"\0" * 4 + compress(".xz", TEXT[100:])) == TEXT
+    assert read_all(".gz", compress(".gz", ben_text()) + b"\0" * 5) == ben_text()
+    assert read_all(".xz", compress(".xz", ben_text()[:100]) + b"\0" * 4 + compress(".xz", ben_text()[100:])) == ben_text()
     with pytest.raises(CorpusError, match="not a multiple of 4"):
-        read_all(".xz", compress(".xz", TEXT) + b"\0" * 3)
+        read_all(".xz", compress(".xz", ben_text()) + b"\0" * 3)
 
 
 def test_skippable_zstd_frames_are_skipped():
     skippable = (0x184D2A53).to_bytes(4, "little") + (5).to_bytes(4, "little") + b"12345"
-    assert read_all(".zst", skippable + compress(".zst", TEXT) + skippable) == TEXT
+    assert read_all(".zst", skippable + compress(".zst", ben_text()) + skippable) == ben_text()
 
 
 def test_the_output_of_a_bomb_comes_out_a_bounded_step_at_a_time():
@@ -118,7 +122,7 @@ def test_the_output_of_a_bomb_comes_out_a_bounded_step_at_a_time():
 def test_a_truncated_corpus_file_through_the_cli_is_one_line_exit_2(tmp_path, kind):
     folder = tmp_path / "c"
     folder.mkdir()
-    data = compress(kind, TEXT)
+    data = compress(kind, ben_text())
     (folder / f"ben_Beng.txt{kind}").write_bytes(data[:len(data) * 2 // 3])
     result = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", str(folder)])
     assert result.exit_code == 2, result.output
@@ -127,7 +131,7 @@ def test_a_truncated_corpus_file_through_the_cli_is_one_line_exit_2(tmp_path, ki
 
 
 def test_a_zst_cut_inside_its_first_block_is_truncated_not_empty(tmp_path):
-    (tmp_path / "ben_Beng.txt.zst").write_bytes(compress(".zst", TEXT)[:40])
+    (tmp_path / "ben_Beng.txt.zst").write_bytes(compress(".zst", ben_text())[:40])
     with pytest.raises(CorpusError, match="truncated zstd file: the data ends at byte 40"):
         list(CorpusStream([tmp_path]).batches())
 
@@ -344,14 +348,16 @@ def test_a_bad_byte_deep_in_a_long_line_names_its_line_and_column(tmp_path):
 
 # --- the profile cache ------------------------------------------------------------------------
 
-CACHE_TEXT = {"ben_Beng": shared("flores200", "devtest", "ben_Beng.txt").read_text(encoding="utf-8")[:30_000],
-              "eng_Latn": "Family 👩‍👩‍👧 and flags 🇩🇪🇫🇷 with skin tones 👍🏽 and 𠀀𠀁 astral Han.\n" * 40}
+@cache
+def cache_text() -> dict[str, str]:
+    return {"ben_Beng": shared("flores200", "devtest", "ben_Beng.txt").read_text(encoding="utf-8")[:30_000],
+            "eng_Latn": "Family 👩‍👩‍👧 and flags 🇩🇪🇫🇷 with skin tones 👍🏽 and 𠀀𠀁 astral Han.\n" * 40}
 
 
 def cache_corpus(tmp_path: Path) -> Path:
     folder = tmp_path / "corpus"
     folder.mkdir()
-    for lang, text in CACHE_TEXT.items():
+    for lang, text in cache_text().items():
         (folder / f"{lang}.txt").write_text(text, encoding="utf-8")
     return folder
 
@@ -409,7 +415,7 @@ def test_an_entry_made_for_other_text_is_never_reused(tmp_path):
     entries = sorted(cache.rglob("*.npy"))
     other = tmp_path / "other"
     other.mkdir()
-    (other / "ben_Beng.txt").write_text(CACHE_TEXT["ben_Beng"].replace("া", "ি"), encoding="utf-8")
+    (other / "ben_Beng.txt").write_text(cache_text()["ben_Beng"].replace("া", "ি"), encoding="utf-8")
     audit_json(other, cache)
     foreign = [e for e in sorted(cache.rglob("*.npy")) if e not in entries]
     for entry in entries:  # every entry of the corpus replaced by one made for other text
