@@ -19,7 +19,7 @@ import regex
 from fertility.text.units import SCRIPT_NAMES
 
 from . import Tokenizer
-from .vocabularies import BYTE, NORMAL, SPECIAL, UNKNOWN, UNUSED, VocabEntry
+from .vocabularies import BYTE, NORMAL, SPECIAL, UNKNOWN, UNUSED
 
 COMMON = "Zyyy"
 MIXED = "mixed"
@@ -87,26 +87,6 @@ def scripts_of(texts: list[str]) -> list[str]:
         least[ends_ok] = np.minimum.reduceat(low, starts[ends_ok])
         most[ends_ok] = np.maximum.reduceat(high, starts[ends_ok])
     return [COMMON if b < 0 else names[a] if a == b else MIXED for a, b in zip(least.tolist(), most.tolist())]
-
-
-def entries(tokenizer: Tokenizer) -> list[VocabEntry] | None:
-    """(id, bytes, kind) for every id of the tokenizer's vocabulary, or None when it has none
-    (the baselines)."""
-    vocabulary = tokenizer.vocabulary()
-    return None if vocabulary is None else vocabulary.entries()
-
-
-def ordinary_ids(tokenizer: Tokenizer) -> Any:
-    """The ids of the ordinary vocabulary (ORDINARY_KINDS), sorted, as a numpy array; None for
-    a tokenizer without a vocabulary (the baselines)."""
-    vocabulary = tokenizer.vocabulary()
-    return None if vocabulary is None else vocabulary.ordinary_ids()
-
-
-def size(tokenizer: Tokenizer) -> int | None:
-    """`len(entries(tokenizer))` without listing them (an audit needs only the number)."""
-    vocabulary = tokenizer.vocabulary()
-    return None if vocabulary is None else vocabulary.size()
 
 
 def allocation(tokenizer: Tokenizer, *, examples: int = 8) -> VocabAllocation | None:

@@ -83,7 +83,6 @@ def unseen(stats: Iterable[TokenStats], ordinary: np.ndarray | None) -> int | No
 
 def ordinary_vocabulary(tokenizer) -> np.ndarray | None:
     """The ids of the tokenizer's ordinary vocabulary (see above); None without a vocabulary."""
-    from fertility.backends.vocab import ordinary_ids
-
-    found = ordinary_ids(tokenizer)
+    vocabulary = tokenizer.vocabulary()
+    found = vocabulary.ordinary_ids() if vocabulary is not None else None
     return found if found is not None and len(found) else None

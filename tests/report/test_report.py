@@ -149,10 +149,10 @@ def test_vocabulary_of_real_models():
 
 
 def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_words():
-    from fertility.backends.vocab import entries, scripts_of
+    from fertility.backends.vocab import scripts_of
 
     texts = ["", "abc", "abcও", "x\u0301", "\u0301", "123 ."]
-    for _, data, _ in entries(load_tokenizer(str(mistral_file("tekken_240911.json")))) or []:
+    for _, data, _ in load_tokenizer(str(mistral_file("tekken_240911.json"))).vocabulary().entries():
         try:
             texts.append(data.decode("utf-8"))
         except (UnicodeDecodeError, AttributeError):
