@@ -100,6 +100,23 @@ def nul_line(suffix: str) -> Callable[[Path], Run]:
     return build
 
 
+FLAGS = 120_000  # flags in one line (960 KB: one piece, so every flag is counted whole)
+
+
+def flags_line(folder: Path) -> Run:
+    """One line of flag emoji: `regex`'s `\\X` alone is quadratic in a run of regional
+    indicators (this line took minutes before text.units.cluster_bounds)."""
+    corpus = folder / "flags"
+    corpus.mkdir(parents=True, exist_ok=True)
+    (corpus / "eng_Latn.txt").write_text("\U0001F1E9\U0001F1EA" * FLAGS + "\n", encoding="utf-8")
+    return Run([*AUDIT, "-t", "graphemes", str(corpus)])
+
+
+def one_flag_per_grapheme(result: dict, stderr: str) -> bool:
+    row = next(r for r in result["rows"] if r["lang"] != "ALL")
+    return row["n_docs"] == 1 and row["n_chars"] == 2 * FLAGS and row["n_graphemes"] == FLAGS == row["n_tokens"]
+
+
 def one_document_of(size: int) -> Callable[[dict, str], bool]:
     def check(result: dict, stderr: str) -> bool:
         row = next(r for r in result["rows"] if r["lang"] != "ALL")
@@ -339,6 +356,8 @@ CASES: list[Hostile] = [
     Hostile("zst-nul-bomb", ".zst: one 8 MB line of NUL", nul_line(".zst"), check=one_document_of(BOMB)),
     Hostile("xz-nul-bomb", ".xz: one 8 MB line of NUL", nul_line(".xz"), check=one_document_of(BOMB)),
     Hostile("bz2-nul-bomb", ".bz2: one 8 MB line of NUL", nul_line(".bz2"), check=one_document_of(BOMB)),
+    Hostile("text-flags-line", "plain text: one line of 120,000 flag emoji (regional indicator pairs)", flags_line,
+            check=one_flag_per_grapheme),
     Hostile("stdin-nul-stream", "standard input: 8 MB of NUL through a pipe, no newline", stdin_stream,
             check=one_document_of(BOMB)),
     Hostile("fifo-nul-line", "a FIFO: 8 MB of NUL, no newline", fifo_line, check=one_document_of(BOMB)),

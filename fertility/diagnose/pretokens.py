@@ -15,8 +15,8 @@ from itertools import pairwise
 import regex
 
 from fertility.metrics.counts import Additive
+from fertility.text.units import cluster_bounds
 
-_GRAPHEME = regex.compile(r"\X")
 _MARK = regex.compile(r"\p{M}")
 _WORD = regex.compile(r"\S+")
 
@@ -53,7 +53,7 @@ def example_rank(example: CutExample) -> tuple:
 
 
 def grapheme_starts(text: str) -> set[int]:
-    return {match.start() for match in _GRAPHEME.finditer(text)} | {len(text)}
+    return set(cluster_bounds(text).tolist())
 
 
 def inner_boundaries(spans: Sequence[tuple[int, int]], length: int) -> list[int]:

@@ -13,11 +13,10 @@ import json
 from functools import cache
 from typing import Any
 
-import regex
-
 from fertility.errors import UsageError
 from fertility.metrics.counts import ALL
 from fertility.report.contents import Report, charts_of, language_rows
+from fertility.text.units import graphemes
 
 from . import charts
 from .cells import interval, missing, number
@@ -106,9 +105,6 @@ def table(rows: list[dict[str, Any]]) -> str:
     return f"<div class=\"wide\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
 
 
-_GRAPHEME = regex.compile(r"\X")
-
-
 def draw_example(example: str) -> str:
     """`word -> piece | piece` as boxes, a red ¦ wherever a boundary falls inside a grapheme
     cluster of the word (pieces of raw bytes, `[ক]×3`, are shown as they are)."""
@@ -117,7 +113,7 @@ def draw_example(example: str) -> str:
         return f'<div class="pieces">{html.escape(example)}</div>'
     pieces = rest.split(" | ")
     clusters, ends, offset = set(), [], 0
-    for cluster in _GRAPHEME.findall(word):
+    for cluster in graphemes(word):
         offset += len(cluster)
         clusters.add(offset)
     out, position, exact = [], 0, True

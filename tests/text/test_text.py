@@ -1,8 +1,12 @@
 """Unit counting and script detection on hand-checked strings."""
 
+import random
+
 import numpy as np
 import pytest
+import regex
 
+from fertility.text import units
 from fertility.text.units import (
     char_to_byte_offsets,
     count_graphemes,
@@ -69,3 +73,32 @@ def test_detect_script(text, script):
 def test_unspaced_scripts():
     assert not is_spaced("Hani") and not is_spaced("Jpan") and not is_spaced("Thai")
     assert is_spaced("Beng") and is_spaced("Latn") and is_spaced("Hang")
+
+
+# --- grapheme clusters in linear time ------------------------------------------------------------
+
+_X = regex.compile(r"\X")
+_ALPHABET = ["\U0001F1E9", "\U0001F1EA", "\U0001F1EB", "a", "\u0301", "\u200d", "\U0001F44D", "\U0001F3FD",
+             "\u0600", "\u0903", "\u0995", "\u09cd", "\r", "\n", "\0", " ", "\u1100", "\u1161", "\U00020000",
+             "\U000E0100"]
+
+
+def test_clusters_equal_the_segmenters_on_random_text():
+    """Regional indicators (a third of the draws) among every other kind of character that takes
+    part in a cluster rule: emoji with modifiers and ZWJ, Prepend, spacing marks, Indic conjuncts,
+    CR LF, Hangul jamo, astral letters."""
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 30)))
+        expected = _X.findall(text)
+        assert units.graphemes(text) == expected, text
+        assert units.count_graphemes(text) == len(expected)
+        lengths = np.diff(units.cluster_bounds(text))
+        assert lengths.tolist() == [len(g) for g in expected]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1001, 1002])
+def test_a_long_run_of_regional_indicators_pairs_from_its_start(n):
+    text = "x" + "\U0001F1E9" * n + "\u0301 y"
+    assert units.graphemes(text) == _X.findall(text)
+    assert units.profile(text).n_graphemes == len(_X.findall(text))
