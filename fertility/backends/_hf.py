@@ -91,7 +91,8 @@ class HFTokenizer(HFEncoding):
         except Exception as err:  # noqa: BLE001 - the Rust side raises plain Exception with a parse message
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
-        _check_ids(path, tokenizer)
+        vocab = tokenizer.get_vocab(with_added_tokens=True)  # once: 128k entries take 0.27 s
+        _check_ids(path, vocab)
         config = json.loads(tokenizer.to_str())  # once, after the ids are checked: a large vocabulary takes 1 s
         _check_unknown_token(path, tokenizer, config)
         self._had_padding = tokenizer.padding is not None
@@ -100,7 +101,7 @@ class HFTokenizer(HFEncoding):
         tokenizer.no_truncation()
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
-        self._unknown, self._byte, self._piece_bytes = _token_kinds(tokenizer, config)
+        self._unknown, self._byte, self._piece_bytes = _token_kinds(vocab, config)
         self.path = path
         self.name = name or display_name(path)
 
@@ -137,11 +138,10 @@ class HFTokenizer(HFEncoding):
         }
 
 
-def _check_ids(path: Path, tokenizer: tokenizers.Tokenizer) -> None:
+def _check_ids(path: Path, vocab: dict[str, int]) -> None:
     """Refuse a token id past MAX_TOKEN_ID before anything is sized by ids: serializing a
     WordLevel vocabulary (`to_str`) alone allocates 16 bytes per id up to the largest, so one id
     of 2**32 asked for 64 GB; our per-id tables would want gigabytes more."""
-    vocab = tokenizer.get_vocab(with_added_tokens=True)
     largest = max(vocab.values(), default=-1)
     if largest >= MAX_TOKEN_ID:
         token = next(t for t, i in vocab.items() if i == largest)
@@ -161,13 +161,12 @@ def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: di
                              "in the vocabulary); add it to model.vocab")
 
 
-def _token_kinds(tokenizer: tokenizers.Tokenizer, config: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _token_kinds(vocab: dict[str, int], config: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per id: is it the unknown token; is it raw bytes (`<0xE0>` fallback, or a byte-level
     token that is not whole UTF-8 characters); and for those raw bytes, how many bytes of
     text it stands for (-1 for every other id). The tables are sized by the largest id (checked
     on load, by `_check_ids`)."""
     model = config.get("model") or {}
-    vocab = tokenizer.get_vocab(with_added_tokens=True)
     largest = max(vocab.values(), default=-1)
     size = largest + 1
     unknown, byte = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
@@ -179,15 +178,17 @@ def _token_kinds(tokenizer: tokenizers.Tokenizer, config: dict) -> tuple[np.ndar
         unknown[model["unk_id"]] = True
     byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
     alphabet = byte_level_alphabet() if byte_level else {}
+    letters = frozenset(alphabet)
+    as_bytes = str.maketrans({c: chr(b) for c, b in alphabet.items()})  # then latin-1: one byte each
     if "\u2581" in vocab and _prepends_metaspace(config):  # the "▁" put before the text: no byte of it
         piece_bytes[vocab["\u2581"]] = 0
     for token, index in vocab.items():
         if model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
             byte[index] = True
             piece_bytes[index] = 1
-        elif alphabet and all(c in alphabet for c in token):
+        elif alphabet and letters.issuperset(token):
             try:
-                bytes(alphabet[c] for c in token).decode("utf-8")
+                token.translate(as_bytes).encode("latin-1").decode("utf-8")
             except UnicodeDecodeError:
                 byte[index] = True
                 piece_bytes[index] = len(token)  # one alphabet character per byte
