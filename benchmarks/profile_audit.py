@@ -98,7 +98,7 @@ def instrument() -> None:
     for stage in ("offenders", "token_examples", "pretokens", "normalization", "normalized_texts"):
         patch(engine, stage, f"evidence: {stage}")  # measure.py calls them by these names
     patch(engine.ChunkResult, "merge", "merge")
-    patch(audit, "load_tokenizer", "load tokenizer")
+    patch(audit, "as_tokenizer", "load tokenizer")
     patch(audit, "assemble", "after: evidence assembly")
     patch(audit, "judge", "after: findings")
     patch(audit, "distributions", "after: token statistics")
