@@ -64,6 +64,24 @@ def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES
         return flags
 
     for item in items:
+        if isinstance(item, Document) and len(item.text) * 4 <= piece_bytes:  # whole, as one run would take it
+            n_bytes = len(item.text.encode("utf-8", errors="surrogatepass"))
+            before = sampled_bytes.get(item.lang, 0)
+            if before < sample_bytes:
+                sampled_bytes[item.lang] = before + n_bytes
+            texts.append(item.text)
+            langs.append(item.lang)
+            first.append(True)
+            sampled.append(before < sample_bytes)
+            doc_index.append(number)
+            number += 1
+            size += n_bytes
+            if size >= chunk_bytes:
+                yield Chunk(index, texts, langs, first, sampled, doc_index)
+                index += 1
+                texts, langs, first, sampled, doc_index = [], [], [], [], []
+                size = 0
+            continue
         batch = item.texts if isinstance(item, Batch) else [item.text]
         continues = isinstance(item, Batch) and item.continues  # batch[0] is a later piece of a document
         if continues:

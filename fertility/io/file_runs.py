@@ -91,8 +91,8 @@ class FileRuns:
         self.sha256 = file_digest.hexdigest()
 
     def _text_runs(self, *, whole_lines: bool):
-        """Runs of a text file: blocks of its non-blank lines (one text per line with
-        `whole_lines`, else a block at a time); a line over PIECE_BYTES as pieces, one run each,
+        """Runs of a text file: blocks of its non-blank lines (with `whole_lines` each line
+        numbered, else only the block's bytes read); a line over PIECE_BYTES as pieces, one run each,
         all but the first `continues` (such a line is a document even if it turns out to be only
         whitespace); with --per-file the whole file, its non-blank lines joined by a space, as the
         pieces of one document."""
@@ -124,9 +124,8 @@ class FileRuns:
                         yield lang, [doc_line], [piece], len(piece.encode("utf-8")), started
                         started = True
                     fed = True
-            elif whole_lines:
-                for number, line in kept:
-                    yield lang, [number], [line], None, False
+            elif whole_lines and kept:  # one run per block, each line numbered: one bookkeeping call per block
+                yield lang, [number for number, _ in kept], [line for _, line in kept], None, False
             elif kept:
                 yield lang, None, [line for _, line in kept], size, False
         if per_file:
