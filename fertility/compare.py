@@ -7,6 +7,7 @@ counting settings agree (the signature tells) and without intervals (no per-docu
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from collections.abc import Sequence
@@ -112,15 +113,21 @@ def _changed_words(words: dict[tuple[str, str], list[int]], *, per_language: int
     """Per language written with spaces, the words whose token count changed most (mean per
     occurrence), most frequent first among equals. `words`: (language, word) -> [occurrences,
     tokens under A, tokens under B], tallied by the engine's workers."""
-    changed = [(key, counts) for key, counts in words.items() if counts[1] != counts[2]]  # no others are shown
-    ranked = sorted(changed, key=lambda kv: (kv[0][0], -abs(kv[1][2] - kv[1][1]) / kv[1][0], -kv[1][0], kv[0][1]))
+    by_language: dict[str, list] = {}
+    for key, counts in words.items():
+        if counts[1] != counts[2]:  # no others are shown
+            by_language.setdefault(key[0], []).append((key, counts))
     out: list[dict] = []
-    shown: dict[str, int] = {}
-    for (lang, word), (n, ta, tb) in ranked:
-        if ta != tb and shown.get(lang, 0) < per_language:
-            shown[lang] = shown.get(lang, 0) + 1
+    for lang in sorted(by_language):  # the first few of each: no sort of every changed word
+        for (_, word), (n, ta, tb) in heapq.nsmallest(per_language, by_language[lang], key=_change_rank):
             out.append({"lang": lang, "word": word, "count": n, "tokens_a": ta / n, "tokens_b": tb / n})
     return out
+
+
+def _change_rank(item: tuple[tuple[str, str], list[int]]) -> tuple:
+    """Largest change per occurrence first, then the most frequent, then the word."""
+    (_, word), (n, ta, tb) = item
+    return -abs(tb - ta) / n, -n, word
 
 
 def _findings_diff(findings_a, findings_b) -> list[dict]:
