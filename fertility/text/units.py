@@ -99,7 +99,7 @@ def char_to_byte_offsets(text: str) -> np.ndarray:
     return offsets
 
 
-# Two or more regional indicators (flag halves) in a row: `regex`'s `\\X` rescans such a run from
+# Two or more regional indicators (flag halves) in a row: `regex`'s `\X` rescans such a run from
 # its start at every character, quadratic time (a 320 KB line of flags took 30 s, 1 MB minutes).
 _RI_RUN = regex.compile("[\U0001F1E6-\U0001F1FF]{2,}")
 
