@@ -126,15 +126,10 @@ def _build_hf(inner: Any) -> tuple[GigatokenIds, Any]:
 def _tokenizer_json(inner: Any) -> dict:
     """The tokenizer.json the library loaded, read from its file (a large vocabulary takes a
     second to serialize again), or serialized when it was built in memory (vocab.json + merges)."""
+    from ._hf import file_config
+
     path = Path(inner.path)
-    if path.name != "vocab.json":
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("model"), dict) and "type" in data["model"]:
-            return data
-    return json.loads(inner.tokenizer.to_str())
+    return (file_config(path) if path.name != "vocab.json" else None) or json.loads(inner.tokenizer.to_str())
 
 
 def _build_spm(inner: Any) -> tuple[GigatokenIds, Any]:

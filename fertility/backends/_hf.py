@@ -93,7 +93,7 @@ class HFTokenizer(HFEncoding):
             raise TokenizerError(f"{path}: not a valid Hugging Face tokenizer.json ({first})") from None
         vocab = tokenizer.get_vocab(with_added_tokens=True)  # once: 128k entries take 0.27 s
         _check_ids(path, vocab)
-        config = json.loads(tokenizer.to_str())  # once, after the ids are checked: a large vocabulary takes 1 s
+        config = (file_config(path) if built is None else None) or json.loads(tokenizer.to_str())  # after the id check
         _check_unknown_token(path, tokenizer, config)
         self._had_padding = tokenizer.padding is not None
         self._had_truncation = tokenizer.truncation is not None
@@ -116,7 +116,10 @@ class HFTokenizer(HFEncoding):
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer
         if pre is None:
             return None
-        described = json.loads(self._tokenizer.to_str()).get("pre_tokenizer") or {}
+        try:  # the section alone: the whole file's serialization takes 0.7 s for Llama-3
+            described = json.loads(pre.__getstate__()) or {}
+        except Exception:  # noqa: BLE001 - a component that cannot serialize itself alone
+            described = json.loads(self._tokenizer.to_str()).get("pre_tokenizer") or {}
 
         def split(text: str) -> tuple[str, list[tuple[int, int]]]:
             seen = normalizer.normalize_str(text) if normalizer is not None else text
@@ -136,6 +139,17 @@ class HFTokenizer(HFEncoding):
             "special_tokens": "not added, not recognised in text",
             "library": f"tokenizers {tokenizers.__version__}",
         }
+
+
+def file_config(path: Path) -> dict | None:
+    """The tokenizer.json as its file holds it: parsing it costs a quarter of serializing the
+    loaded tokenizer again and parsing that (0.15 s against 0.7 s for Llama-3). None when it is
+    not a JSON object with a typed model section: then ask the library."""
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("model"), dict) and "type" in data["model"] else None
 
 
 def _check_ids(path: Path, vocab: dict[str, int]) -> None:
