@@ -63,6 +63,15 @@ def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES
         sampled_bytes[lang] = before
         return flags
 
+    def take() -> Chunk:
+        """The chunk gathered so far; the next one starts empty."""
+        nonlocal texts, langs, first, sampled, doc_index, size, index
+        chunk = Chunk(index, texts, langs, first, sampled, doc_index)
+        index += 1
+        texts, langs, first, sampled, doc_index = [], [], [], [], []
+        size = 0
+        return chunk
+
     for item in items:
         if isinstance(item, Document) and len(item.text) * 4 <= piece_bytes:  # whole, as one run would take it
             n_bytes = len(item.text.encode("utf-8", errors="surrogatepass"))
@@ -77,10 +86,7 @@ def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES
             number += 1
             size += n_bytes
             if size >= chunk_bytes:
-                yield Chunk(index, texts, langs, first, sampled, doc_index)
-                index += 1
-                texts, langs, first, sampled, doc_index = [], [], [], [], []
-                size = 0
+                yield take()
             continue
         batch = item.texts if isinstance(item, Batch) else [item.text]
         continues = isinstance(item, Batch) and item.continues  # batch[0] is a later piece of a document
@@ -102,13 +108,10 @@ def chunked(items: Iterable[Document | Batch], *, chunk_bytes: int = CHUNK_BYTES
             size += run_bytes if run_bytes is not None else \
                 sum(len(t.encode("utf-8", errors="surrogatepass")) for t in run_texts)
             if size >= chunk_bytes:
-                yield Chunk(index, texts, langs, first, sampled, doc_index)
-                index += 1
-                texts, langs, first, sampled, doc_index = [], [], [], [], []
-                size = 0
+                yield take()
         number += len(batch)
     if texts:
-        yield Chunk(index, texts, langs, first, sampled, doc_index)
+        yield take()
 
 
 def engine_settings(*, diagnose: bool) -> dict[str, str]:
