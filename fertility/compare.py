@@ -7,6 +7,7 @@ counting settings agree (the signature tells) and without intervals (no per-docu
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import math
@@ -15,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fertility.engine.documents import PerDocument
-from fertility.io.corpus import read_corpus
+from fertility.engine.chunks import SAMPLE_BYTES
+from fertility.engine.documents import PerDocument, WordTally
+from fertility.engine.local import default_jobs
 from fertility.io.parallel import Parallelism
-from fertility.io.samples import samples_dir
 from fertility.metrics.balance import premiums
-from fertility.metrics.bootstrap import bootstrap_ratio, bootstrap_ratio_stratified
+from fertility.metrics.bootstrap import bootstrap_ratios_by_group
 from fertility.metrics.counts import ALL, ratio
 from fertility.results.model import AuditResult, load_one
 from fertility.results.signature import Signature, check_comparable
@@ -100,33 +101,40 @@ def shared_parallelism(result_a: AuditResult, result_b: AuditResult) -> Parallel
     return a if not a.parallel or b.parallel else b
 
 
-def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b: np.ndarray,
-                     ) -> dict[str, tuple[float, float]]:
-    """Per language, and for ALL stratified by language (each language resampled within)."""
-    out = {lang: bootstrap_ratio(tokens_a[index], tokens_b[index]) for lang, index in docs.items()}
+def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b: np.ndarray, *,
+                     threads: int = 1) -> dict[str, tuple[float, float]]:
+    """Per language, and for ALL stratified by language (each language resampled within), on
+    `threads` threads (the intervals do not depend on how many)."""
     ordered = sorted(docs)
-    out[ALL] = bootstrap_ratio_stratified([(tokens_a[docs[lang]], tokens_b[docs[lang]]) for lang in ordered])
-    return out
+    each, pooled = bootstrap_ratios_by_group([(tokens_a[docs[lang]], tokens_b[docs[lang]]) for lang in ordered],
+                                             threads=threads)
+    return {**dict(zip(ordered, each)), ALL: pooled}
 
 
-def _changed_words(words: dict[tuple[str, str], list[int]], *, per_language: int = 3) -> list[dict]:
-    """Per language written with spaces, the words whose token count changed most (mean per
-    occurrence), most frequent first among equals. `words`: (language, word) -> [occurrences,
-    tokens under A, tokens under B], tallied by the engine's workers."""
+def _changed_words(words: WordTally, languages: set[str], *, per_language: int = 3) -> list[dict]:
+    """Per language of `languages` (those written with spaces), the words whose token count
+    changed most (mean per occurrence), most frequent first among equals. `words`: the distinct
+    (language, word) keys and per key [occurrences, tokens under A, tokens under B], tallied by
+    the engine's workers."""
+    import numpy as np
+
+    keys, counts = words
+    changed = np.flatnonzero(counts[:, 1] != counts[:, 2]) if len(keys) else np.zeros(0, np.int64)  # no others shown
     by_language: dict[str, list] = {}
-    for key, counts in words.items():
-        if counts[1] != counts[2]:  # no others are shown
-            by_language.setdefault(key[0], []).append((key, counts))
+    for i, row in zip(changed.tolist(), counts[changed].tolist()):
+        lang, word = keys[i]
+        if lang in languages:
+            by_language.setdefault(lang, []).append((word, row))
     out: list[dict] = []
     for lang in sorted(by_language):  # the first few of each: no sort of every changed word
-        for (_, word), (n, ta, tb) in heapq.nsmallest(per_language, by_language[lang], key=_change_rank):
+        for word, (n, ta, tb) in heapq.nsmallest(per_language, by_language[lang], key=_change_rank):
             out.append({"lang": lang, "word": word, "count": n, "tokens_a": ta / n, "tokens_b": tb / n})
     return out
 
 
-def _change_rank(item: tuple[tuple[str, str], list[int]]) -> tuple:
+def _change_rank(item: tuple[str, list[int]]) -> tuple:
     """Largest change per occurrence first, then the most frequent, then the word."""
-    (_, word), (n, ta, tb) = item
+    word, (n, ta, tb) = item
     return -abs(tb - ta) / n, -n, word
 
 
@@ -150,29 +158,37 @@ def compare_live(spec_a: Any, spec_b: Any, corpus_paths: Sequence[str | Path] | 
                  normalize: str | None = None, progress=None, parallel: bool = False,
                  jobs: int | None = 1) -> Comparison:
     """Two tokenizers (specs or objects, as `audit` takes them) on one corpus (paths, or text in
-    memory as `audit` takes it), in one audit (`jobs` worker processes) that also keeps each
-    document's tokens, for the paired bootstrap, and each spaced language's words' tokens, for
-    the changed words."""
-    from fertility.io.memory import in_memory
-
-    held = in_memory(corpus_paths)
-    if isinstance(corpus_paths, (str, Path)):
-        corpus_paths = [corpus_paths]
-    corpus = held[0] if held is not None else \
-        read_corpus([Path(p) for p in corpus_paths] if corpus_paths else [samples_dir()], doc_mode=doc_mode)
-    spaced = frozenset(lang for lang, script in corpus.scripts.items() if is_spaced(script))
-    result, documents = audit_documents([spec_a, spec_b], corpus, pattern=pattern, normalize=normalize,
-                                        reference=reference, progress=progress, parallel=parallel, jobs=jobs,
-                                        per_document=PerDocument(words_of=spaced))
+    memory as `audit` takes it; the bundled samples when None), in one audit (`jobs` worker
+    processes) that streams the corpus as `audit` does and also keeps each document's tokens,
+    for the paired bootstrap, and the words of the findings sample with their tokens, for the
+    changed words (of the languages written with spaces)."""
+    result, documents = audit_documents([spec_a, spec_b], corpus_paths, doc_mode=doc_mode, pattern=pattern,
+                                        normalize=normalize, reference=reference, progress=progress,
+                                        parallel=parallel, jobs=jobs, per_document=PerDocument(words=True))
     assert documents is not None
     a, b = result.tokenizers
-    intervals = paired_intervals(documents.by_language(), documents.tokens[0], documents.tokens[1])
-    result_a, result_b = result.one(a), result.one(b)
+    intervals = paired_intervals(documents.by_language(), documents.tokens[0], documents.tokens[1],
+                                 threads=default_jobs() if jobs is None else jobs)
+    spaced = {lang for lang, script in result.scripts.items() if is_spaced(script)}
+    result_a, result_b = _noting_word_sample(result.one(a), spaced), _noting_word_sample(result.one(b), spaced)
     frame = join(result_a, result_b, reference=reference, intervals=intervals)
-    return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(documents.words),
+    return Comparison(a, b, result_a.signature, result_b.signature, frame, _changed_words(documents.words, spaced),
                       _findings_diff([f.as_dict() for f in result_a.findings],
                                      [f.as_dict() for f in result_b.findings]),
                       parallel=result.parallel)
+
+
+def _noting_word_sample(result: AuditResult, spaced: set[str]) -> AuditResult:
+    """The audit, its signature saying where the changed words come from when that is not all
+    the text (a spaced language with more than the findings sample; otherwise the signature is
+    the audit's own)."""
+    name, = result.tokenizers
+    if not any(result.counts[(name, lang)].n_bytes > SAMPLE_BYTES for lang in spaced if (name, lang) in result.counts):
+        return result
+    extra = {**result.signature.extra,
+             "changed_words": f"first {SAMPLE_BYTES} bytes of each language in reading order (the findings "
+                              "sample), not all text"}
+    return dataclasses.replace(result, signature=dataclasses.replace(result.signature, extra=extra))
 
 
 def is_audit_json(path: Path) -> bool:

@@ -26,7 +26,7 @@ import fertility
 from fertility.cli import cli
 from fertility.compare import compare_live
 from fertility.io.samples import samples_dir
-from fertility.metrics.bootstrap import bootstrap_ratio
+from fertility.metrics.bootstrap import bootstrap_ratio, bootstrap_ratio_stratified, bootstrap_ratios_by_group
 
 CL100K = "tiktoken:cl100k_base"
 
@@ -250,6 +250,45 @@ def test_bootstrap_of_nothing_is_nan():
     assert math.isnan(low) and math.isnan(high)
 
 
+def _reference_stratified(groups, *, rounds=1000, seed=0, level=0.95):
+    """The intervals as first written: one generator, languages one after the other, rounds
+    summed into float64 in place."""
+    rng = np.random.default_rng(seed)
+    sum_a, sum_b = np.zeros(rounds), np.zeros(rounds)
+    for a, b in ((np.asarray(a), np.asarray(b)) for a, b in groups if len(a)):
+        n = len(a)
+        chunk = max(1, 2_000_000 // n)
+        for first in range(0, rounds, chunk):
+            size = min(chunk, rounds - first)
+            picks = rng.integers(0, n, size=(size, n))
+            sum_a[first:first + size] += a[picks].sum(axis=1)
+            sum_b[first:first + size] += b[picks].sum(axis=1)
+    if not any(len(a) for a, _ in groups):
+        return math.nan, math.nan
+    low, high = np.nanquantile(sum_a / sum_b, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_bootstrap_by_group_gives_the_intervals_of_each_call(threads):
+    """compare's intervals, drawn once for the pooled row and the first language and on
+    threads for the rest, equal the separate calls and the original pooled loop."""
+    rng = np.random.default_rng(11)
+    groups = [(np.zeros(0, np.int64), np.zeros(0, np.int64))]  # an empty language first: it is skipped
+    for n in (1, 7, 250, 40_000, 3):
+        a = rng.integers(0, 90, n)
+        groups.append((a, a + rng.integers(-1, 6, n).clip(-a)))
+    each, pooled = bootstrap_ratios_by_group(groups, threads=threads)
+    for (a, b), interval in zip(groups, each):
+        expected = _reference_stratified([(a, b)])
+        assert interval == bootstrap_ratio(a, b) or all(map(math.isnan, interval + expected))
+        if len(a):
+            assert interval == expected
+    assert pooled == bootstrap_ratio_stratified(groups) == _reference_stratified(groups)
+    nothing, none_pooled = bootstrap_ratios_by_group(groups[:1], threads=threads)  # only an empty language
+    assert all(map(math.isnan, nothing[0] + none_pooled))
+
+
 # --- 3. saved audits ------------------------------------------------------------------
 
 COMPARED = ("n_docs", "n_chars", "n_tokens_a", "n_tokens_b", "chars_per_token_a", "chars_per_token_b",
@@ -373,6 +412,36 @@ def test_changed_words_are_the_most_changed(small_comparison, word_means):
         every = sorted((abs(b - a) for _, a, b in word_means[lang].values() if a != b), reverse=True)
         assert shown == pytest.approx(every[:len(shown)])
         assert len(shown) == min(3, len(every))
+
+
+def test_changed_words_come_from_the_findings_sample_on_a_large_corpus(tmp_path, gpt2):
+    """Past each language's first SAMPLE_BYTES the words are not tallied (the tally would grow
+    with the corpus); the signatures say so, and the counts still cover every line."""
+    from fertility.engine.chunks import SAMPLE_BYTES
+
+    lines = lines_of(samples_dir() / "eng_Latn.txt")
+    body, size, i = [], 0, 0
+    while size <= SAMPLE_BYTES + 50_000:
+        line = f"{lines[i % len(lines)]} item{i}"
+        body.append(line)
+        size += len(line.encode()) + 1
+        i += 1
+    odd = "Pneumonoultramicroscopicsilicovolcanoconiosis-" * 6  # the most changed word, were it counted
+    corpus = tmp_path / "eng_Latn.txt"
+    corpus.write_text("\n".join([*body, odd]) + "\n", encoding="utf-8")
+    comparison = compare_live(gpt2, CL100K, [corpus])
+    words = {w["word"] for w in comparison.changed_words}
+    assert words and odd not in words
+    for signature in (comparison.signature_a, comparison.signature_b):
+        assert signature.extra["changed_words"].startswith(f"first {SAMPLE_BYTES} bytes of each language")
+    row = comparison.frame.set_index("lang").loc["eng_Latn"]
+    assert row["n_tokens_b"] == sum(len(raw_cl100k().encode_ordinary(line)) for line in [*body, odd])
+    whole = corpus.with_name("small") / "eng_Latn.txt"  # all of it in the sample: no note, the word shows
+    whole.parent.mkdir()
+    whole.write_text("\n".join([*body[:50], odd]) + "\n", encoding="utf-8")
+    small_one = compare_live(gpt2, CL100K, [whole])
+    assert odd in {w["word"] for w in small_one.changed_words}
+    assert "changed_words" not in small_one.signature_a.extra
 
 
 # --- 5. findings that differ ------------------------------------------------------------

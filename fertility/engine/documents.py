@@ -2,8 +2,8 @@
 intervals, compare's paired bootstrap and its changed words.
 
 The worker that measures a chunk also keeps, per text of the chunk, its document's index,
-language, bytes, characters and each tokenizer's tokens (and, for the languages asked, each
-whitespace word's token counts summed per word), and sends them back in its ChunkResult. The
+language, bytes, characters and each tokenizer's tokens (and, when asked, each whitespace
+word's token counts in the findings sample, summed per word), and sends them back in its ChunkResult. The
 parent joins the chunks' rows in chunk order, which is reading order, so the rows are the same
 for any number of worker processes. A document cut into pieces gives one row per piece;
 `DocumentRows.finish` sums the pieces of each document (every value is a count, so the sum
@@ -25,24 +25,32 @@ _COMPACT_EVERY = 64  # word tallies of this many chunks are summed into one: mem
 
 @dataclass(frozen=True)
 class PerDocument:
-    """What to keep per document: always counts per document; `words_of` the languages whose
-    words' token counts are also tallied per word (compare's changed words)."""
+    """What to keep per document: always counts per document; with `words`, also each word's
+    token counts, tallied per distinct word, over the findings sample only (the first
+    SAMPLE_BYTES of each language, chunks.py) in every language: compare's changed words are
+    examples, like the other evidence, and a tally of every distinct word of a large corpus
+    would grow with it (the caller keeps the languages it wants once their scripts are known)."""
 
-    words_of: frozenset[str] = frozenset()
+    words: bool = False
 
 
 @dataclass(frozen=True)
 class Documents:
     """Per document, in reading order: its index among the documents read, language, bytes,
-    characters and tokens per tokenizer (`tokens[t]`); `words` (language, word) ->
-    [occurrences, tokens under tokenizer 0, tokenizer 1, ...]."""
+    characters and tokens per tokenizer (`tokens[t]`); `words` the distinct (language, word)
+    keys and per key [occurrences, tokens under tokenizer 0, tokenizer 1, ...]."""
 
     index: np.ndarray
     lang: list[str]
     n_bytes: np.ndarray
     n_chars: np.ndarray
     tokens: np.ndarray  # shape (tokenizers, documents)
-    words: dict[WordKey, list[int]]
+    words: WordTally  # distinct (language, word) keys, and per key [occurrences, tokens under each tokenizer]
+
+    def word_counts(self) -> dict[WordKey, list[int]]:
+        """The word tally as a mapping (a list per word costs memory: callers that rank keep the arrays)."""
+        keys, counts = self.words
+        return dict(zip(keys, counts.tolist()))
 
     def by_language(self) -> dict[str, np.ndarray]:
         """Language -> positions of its documents (in reading order), languages sorted."""
@@ -89,7 +97,8 @@ class DocumentRows:
         """One row per document: the pieces of a document (consecutive rows with one index) summed."""
         if not self.parts:
             empty = np.zeros(0, dtype=np.int64)
-            return Documents(empty, [], empty, empty, np.zeros((n_tokenizers, 0), np.int64), {})
+            return Documents(empty, [], empty, empty, np.zeros((n_tokenizers, 0), np.int64),
+                             ([], np.zeros((0, 1 + n_tokenizers), np.int64)))
         index = np.concatenate([p[0] for p in self.parts])
         langs = [lang for p in self.parts for lang in p[1]]
         n_bytes = np.concatenate([p[2] for p in self.parts])
@@ -100,10 +109,8 @@ class DocumentRows:
             index, langs = index[first], [langs[i] for i in first.tolist()]
             n_bytes, n_chars = np.add.reduceat(n_bytes, first), np.add.reduceat(n_chars, first)
             tokens = np.add.reduceat(tokens, first, axis=1)
-        words: dict[WordKey, list[int]] = {}
-        if self.word_parts:
-            keys, counts = _combine(self.word_parts, self.word_parts[0][1].shape[1])
-            words = dict(zip(keys, counts.tolist()))
+        words = _combine(self.word_parts, self.word_parts[0][1].shape[1]) if self.word_parts else \
+            ([], np.zeros((0, 1 + n_tokenizers), np.int64))
         return Documents(index, langs, n_bytes, n_chars, tokens, words)
 
 

@@ -126,7 +126,7 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
             result.tokens[(t, lang)] = stats[i]
         if per_document is not None:
             doc_tokens.append(tokens.counts)
-            if per_document.words_of:
+            if per_document.words:
                 word_tokens.append(per_word)
         if not evidence:
             continue
@@ -144,11 +144,12 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
 
 def _documents(chunk: Chunk, prof: ChunkProfile, langs: list[str], lang_of_doc: np.ndarray,
                per_document: PerDocument, doc_tokens: list[np.ndarray], word_tokens: list[np.ndarray]) -> DocumentRows:
-    """The chunk's per-document rows (see documents.py) and its word tallies."""
+    """The chunk's per-document rows (see documents.py) and the word tallies of its sampled texts."""
     words = None
-    if per_document.words_of:
-        tallied = [i for i, lang in enumerate(langs) if lang in per_document.words_of]
-        data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass") if tallied else b""
-        words = chunk_words(data, prof.word_starts, prof.word_ends, lang_of_doc[prof.word_doc], langs, tallied,
-                            word_tokens)
+    if per_document.words:
+        kept = np.asarray(chunk.sampled, dtype=bool)[prof.word_doc] if len(prof.word_doc) else \
+            np.zeros(0, dtype=bool)
+        data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass") if kept.any() else b""  # words: byte spans
+        words = chunk_words(data, prof.word_starts[kept], prof.word_ends[kept], lang_of_doc[prof.word_doc[kept]],
+                            langs, range(len(langs)), [tokens[kept] for tokens in word_tokens])
     return DocumentRows.of_chunk(chunk.doc_index, chunk.langs, prof.doc_bytes, prof.doc_chars, doc_tokens, words)

@@ -38,23 +38,69 @@ def bootstrap_ratio_stratified(groups: Sequence[tuple[np.ndarray, np.ndarray]], 
     """The same interval over several languages: each round resamples every language's
     documents within that language (as many as it has), in pairs, and sums the tokens, so the
     language mix stays as measured. Draws: language by language, round by round."""
+    sums = _paired_round_sums(groups, rounds=rounds, seed=seed)
+    return _pooled_interval(sums, level) if sums else (math.nan, math.nan)
+
+
+def bootstrap_ratios_by_group(groups: Sequence[tuple[np.ndarray, np.ndarray]], *, rounds: int = 1000,
+                              seed: int = 0, level: float = 0.95,
+                              threads: int = 2) -> tuple[list[tuple[float, float]], tuple[float, float]]:
+    """`bootstrap_ratio` of each group and `bootstrap_ratio_stratified` of all, the same
+    intervals as those calls give, in about half their time.
+
+    The pooled draws run language by language from one generator, and its first language
+    draws exactly what that language alone draws with the same seed: those rounds are summed
+    once and serve both. The other languages' own draws run meanwhile on `threads` threads
+    (numpy draws, gathers and sums without holding the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def alone(i: int) -> tuple[float, float]:
+        return bootstrap_ratio(*groups[i], rounds=rounds, seed=seed, level=level)
+
+    first = next((i for i, (a, _) in enumerate(groups) if len(a)), None)
+    with ThreadPoolExecutor(max(1, threads - 1)) as pool:  # this thread draws the pooled rounds
+        others = {i: pool.submit(alone, i) for i in range(len(groups)) if i != first}
+        pooled = _paired_round_sums(groups, rounds=rounds, seed=seed)
+        each = {i: future.result() for i, future in others.items()}
+    if first is None:
+        return [each[i] for i in range(len(groups))], (math.nan, math.nan)
+    each[first] = _pooled_interval(pooled[:1], level)
+    return [each[i] for i in range(len(groups))], _pooled_interval(pooled, level)
+
+
+def _paired_round_sums(groups: Sequence[tuple[np.ndarray, np.ndarray]], *, rounds: int,
+                       seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per non-empty group, its token sums under A and under B in each round, the groups drawn
+    one after the other from one generator (the order of draws every interval here keeps)."""
     import numpy as np
 
-    groups = [(_narrow(a), _narrow(b)) for a, b in groups if len(a)]
-    if not groups:
-        return math.nan, math.nan
     rng = np.random.default_rng(seed)
-    sum_a, sum_b = np.zeros(rounds), np.zeros(rounds)
-    for tokens_a, tokens_b in groups:
+    out = []
+    for tokens_a, tokens_b in ((_narrow(a), _narrow(b)) for a, b in groups if len(a)):
         n = len(tokens_a)
+        sum_a, sum_b = np.zeros(rounds, dtype=_exact(tokens_a)), np.zeros(rounds, dtype=_exact(tokens_b))
         chunk = max(1, 2_000_000 // n)
         for first in range(0, rounds, chunk):
             size = min(chunk, rounds - first)
             picks = rng.integers(0, n, size=(size, n))
-            sum_a[first:first + size] += tokens_a[picks].sum(axis=1, dtype=_exact(tokens_a))
-            sum_b[first:first + size] += tokens_b[picks].sum(axis=1, dtype=_exact(tokens_b))
+            sum_a[first:first + size] = tokens_a[picks].sum(axis=1, dtype=_exact(tokens_a))
+            sum_b[first:first + size] = tokens_b[picks].sum(axis=1, dtype=_exact(tokens_b))
+        out.append((sum_a, sum_b))
+    return out
+
+
+def _pooled_interval(sums: Sequence[tuple[np.ndarray, np.ndarray]], level: float) -> tuple[float, float]:
+    """The interval of the ratio of the groups' summed rounds (added in float64, group by group
+    from zero, as the rounds were always pooled)."""
+    import numpy as np
+
+    rounds = len(sums[0][0])
+    total_a, total_b = np.zeros(rounds), np.zeros(rounds)
+    for sum_a, sum_b in sums:
+        total_a += sum_a
+        total_b += sum_b
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = sum_a / sum_b
+        ratios = total_a / total_b
     return percentile_interval(ratios, level)
 
 

@@ -154,33 +154,63 @@ def test_rows_equal_a_plain_per_line_count_for_any_split():
         assert np.array_equal(other.tokens, seen[0].tokens)
 
 
+def _words_by_hand(docs) -> dict[tuple[str, str], list[int]]:
+    """(language, word) -> [occurrences, cl100k tokens overlapping them], word by word from the
+    library's token offsets."""
+    encoding = cl100k()
+    expected: dict[tuple[str, str], list[int]] = {}
+    for doc in docs:
+        ids = encoding.encode_ordinary(doc.text)
+        ends = np.cumsum([len(encoding.decode_single_token_bytes(i)) for i in ids])
+        starts = ends - [len(encoding.decode_single_token_bytes(i)) for i in ids]
+        data = doc.text.encode()
+        position = 0
+        for word in doc.text.split():
+            start = data.index(word.encode(), position)
+            end = position = start + len(word.encode())
+            overlapping = int(np.count_nonzero((starts < end) & (ends > start)))
+            entry = expected.setdefault((doc.lang, word), [0, 0])
+            entry[0] += 1
+            entry[1] += overlapping
+    return expected
+
+
 def test_word_tally_equals_counting_each_word_by_hand():
-    """(language, word) -> occurrences and tokens overlapping each occurrence, against a count
-    made word by word from the library's token offsets."""
+    """(language, word) -> occurrences and tokens overlapping each occurrence, in every language
+    (the caller keeps the spaced ones), against a count made word by word."""
     texts = ["the cat sat on the mat", "a catalogue of cats", "the  cat\tsat"]
     docs = [Document("eng_Latn", t, "hand", i + 1) for i, t in enumerate(texts)] + \
         [Document("zho_Hans", "不计 词语", "hand", 1)]
     tokenizer = load_tokenizer("tiktoken:cl100k_base")
-    encoding = cl100k()
-    expected: dict[tuple[str, str], list[int]] = {}
-    for text in texts:
-        ids = encoding.encode_ordinary(text)
-        ends = np.cumsum([len(encoding.decode_single_token_bytes(i)) for i in ids])
-        starts = ends - [len(encoding.decode_single_token_bytes(i)) for i in ids]
-        data = text.encode()
-        position = 0
-        for word in text.split():
-            start = data.index(word.encode(), position)
-            end = position = start + len(word.encode())
-            overlapping = int(np.count_nonzero((starts < end) & (ends > start)))
-            entry = expected.setdefault(("eng_Latn", word), [0, 0])
-            entry[0] += 1
-            entry[1] += overlapping
     rows = DocumentRows()
     for chunk in chunked(docs, chunk_bytes=30):  # words tallied across several chunks
         rows = rows.merge(measure_chunk(chunk, [tokenizer], evidence=False,
-                                        per_document=PerDocument(words_of=frozenset({"eng_Latn"}))).documents)
-    assert rows.finish(1).words == expected
+                                        per_document=PerDocument(words=True)).documents)
+    assert rows.finish(1).word_counts() == _words_by_hand(docs)
+
+
+def test_word_tally_covers_the_findings_sample_only():
+    """Words are tallied in each language's first sample_bytes (documents starting before it),
+    so the tally stays bounded however large the corpus; the counts per document cover all."""
+    docs = [Document("eng_Latn", f"line {i} of the news, alpha{i}", "hand", i + 1) for i in range(60)] + \
+        [Document("ben_Beng", f"বাংলা লাইন {i}", "hand", i + 1) for i in range(5)]
+    tokenizer = load_tokenizer("tiktoken:cl100k_base")
+    rows = DocumentRows()
+    chunks = list(chunked(docs, chunk_bytes=200, sample_bytes=300))
+    assert any(not all(c.sampled) for c in chunks)  # some English is past the sample
+    for chunk in chunks:
+        rows = rows.merge(measure_chunk(chunk, [tokenizer], evidence=False,
+                                        per_document=PerDocument(words=True)).documents)
+    documents = rows.finish(1)
+    in_sample, size = [], 0
+    for doc in docs[:60]:
+        if size >= 300:
+            break
+        in_sample.append(doc)
+        size += len(doc.text.encode())
+    assert 3 < len(in_sample) < 60
+    assert documents.word_counts() == _words_by_hand(in_sample + docs[60:])
+    assert len(documents.index) == len(docs)
 
 
 def test_pieces_of_a_long_document_are_summed_into_its_row():
