@@ -31,7 +31,7 @@ from ._gguf_models import _MODELS, _added_tokens, _array, _strings, _token_id
 from ._gguf_patterns import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED
 from ._gguf_read import read_metadata
 from ._hf import HFEncoding
-from .vocabularies import ListedVocabulary, VocabEntry, byte_level_alphabet
+from .vocabularies import ListedVocabulary, VocabEntry, byte_level_spelling
 
 
 class GGUFTokenizer(HFEncoding):
@@ -107,7 +107,7 @@ class GGUFTokenizer(HFEncoding):
         return self._vocabulary
 
     def _list_vocabulary(self) -> list[VocabEntry]:
-        alphabet = byte_level_alphabet() if self.model == "gpt2" else {}
+        spelling = byte_level_spelling() if self.model == "gpt2" else None
         kinds = {CONTROL: listing.SPECIAL, UNKNOWN: listing.UNKNOWN, UNUSED: listing.UNUSED}
         out: list[VocabEntry] = []
         for index, (token, kind) in enumerate(zip(self._tokens, self._types.tolist())):
@@ -117,8 +117,8 @@ class GGUFTokenizer(HFEncoding):
                 out.append((index, None, kinds[kind]))
             elif kind == BYTE and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
                 out.append((index, bytes([int(token[3:5], 16)]), listing.BYTE))
-            elif alphabet and all(c in alphabet for c in token):
-                out.append((index, bytes(alphabet[c] for c in token), listing.NORMAL))
+            elif spelling is not None and (raw := spelling.bytes_of(token)) is not None:
+                out.append((index, raw, listing.NORMAL))
             else:
                 out.append((index, token.replace("\u2581", " ").encode("utf-8"), listing.NORMAL))
         return out
@@ -154,12 +154,12 @@ def _tokenizer_digest(meta: dict[str, Any]) -> str:
 
 def _partial_byte_level(tokens: list[str]) -> np.ndarray:
     """Byte-level tokens that are not whole UTF-8 characters."""
-    alphabet = byte_level_alphabet()
+    spelling = byte_level_spelling()
     partial = np.zeros(len(tokens), dtype=bool)
     for index, token in enumerate(tokens):
-        if token and all(c in alphabet for c in token):
+        if (raw := spelling.bytes_of(token)) is not None:
             try:
-                bytes(alphabet[c] for c in token).decode("utf-8")
+                raw.decode("utf-8")
             except UnicodeDecodeError:
                 partial[index] = True
     return partial

@@ -21,7 +21,7 @@ from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_
 from . import Encoded, PreTokenizer, Tokenizer, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from .spans import char_spans_to_bytes, exact_piece_spans
-from .vocabularies import HFVocabulary, byte_level_alphabet
+from .vocabularies import HFVocabulary, byte_level_spelling
 
 
 def _locate(reference: str) -> Path:
@@ -191,21 +191,19 @@ def _token_kinds(vocab: dict[str, int], config: dict) -> tuple[np.ndarray, np.nd
     if isinstance(model.get("unk_id"), int) and model["unk_id"] < size:
         unknown[model["unk_id"]] = True
     byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
-    alphabet = byte_level_alphabet() if byte_level else {}
-    letters = frozenset(alphabet)
-    as_bytes = str.maketrans({c: chr(b) for c, b in alphabet.items()})  # then latin-1: one byte each
+    spelling = byte_level_spelling() if byte_level else None
     if "\u2581" in vocab and _prepends_metaspace(config):  # the "▁" put before the text: no byte of it
         piece_bytes[vocab["\u2581"]] = 0
     for token, index in vocab.items():
         if model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
             byte[index] = True
             piece_bytes[index] = 1
-        elif alphabet and letters.issuperset(token):
+        elif spelling is not None and (raw := spelling.bytes_of(token)) is not None:
             try:
-                token.translate(as_bytes).encode("latin-1").decode("utf-8")
+                raw.decode("utf-8")
             except UnicodeDecodeError:
                 byte[index] = True
-                piece_bytes[index] = len(token)  # one alphabet character per byte
+                piece_bytes[index] = len(raw)  # one alphabet character per byte
     return unknown, byte, piece_bytes
 
 

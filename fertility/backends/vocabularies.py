@@ -10,6 +10,8 @@ with the listing).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 NORMAL, SPECIAL, BYTE, UNUSED, UNKNOWN = "normal", "special", "byte", "unused", "unknown"
@@ -119,34 +121,25 @@ class HFVocabulary(Vocabulary):
         self.tokenizer = tokenizer
 
     def entries(self) -> list[VocabEntry]:
-        import json
-
+        """Read from the live tokenizer's parts, never the whole serialization (1.8 s for
+        Llama-3, most of it the merges, which say nothing about an entry's bytes)."""
         tokenizer = self.tokenizer
-        try:
-            config = json.loads(tokenizer.to_str())
-        except Exception:  # noqa: BLE001 - a custom (Python) normalizer, as GGUF WordPiece has, cannot be
-            normalizer = tokenizer.normalizer  # serialized; it does not change the vocabulary: leave it out
-            tokenizer.normalizer = None
-            try:
-                config = json.loads(tokenizer.to_str())
-            finally:
-                tokenizer.normalizer = normalizer
-        model = config.get("model") or {}
-        special = {t["id"] for t in config.get("added_tokens") or [] if t.get("special")}
-        unknown = _hf_unknown_id(tokenizer, config)
-        byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
-        alphabet = byte_level_alphabet() if byte_level else {}
-        prefix = model.get("continuing_subword_prefix") or ""
+        model = tokenizer.model
+        special = {index for index, token in tokenizer.get_added_tokens_decoder().items() if token.special}
+        unknown = _hf_unknown_id(tokenizer)
+        spelling = byte_level_spelling() if _hf_byte_level(tokenizer) else None
+        byte_fallback = bool(getattr(model, "byte_fallback", False))
+        prefix = getattr(model, "continuing_subword_prefix", None) or ""
         out: list[VocabEntry] = []
         for token, index in sorted(tokenizer.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1]):
             if index == unknown:
                 out.append((index, None, UNKNOWN))
             elif index in special:
                 out.append((index, None, SPECIAL))
-            elif model.get("byte_fallback") and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+            elif byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
                 out.append((index, bytes([int(token[3:5], 16)]), BYTE))
-            elif alphabet and all(c in alphabet for c in token):
-                out.append((index, bytes(alphabet[c] for c in token), NORMAL))
+            elif spelling is not None and (raw := spelling.bytes_of(token)) is not None:
+                out.append((index, raw, NORMAL))
             else:
                 text = token[len(prefix):] if prefix and token.startswith(prefix) and token != prefix else token
                 out.append((index, text.replace("\u2581", " ").encode("utf-8"), NORMAL))
@@ -175,11 +168,45 @@ def _hf_unknown_id(tokenizer, config: dict | None = None) -> int | None:
         return tokenizer.token_to_id(unk)
     if type(tokenizer.model).__name__ != "Unigram":
         return None
-    if config is None:
+    if config is None:  # the model's own serialization: the whole tokenizer's fails on a custom normalizer
         import json
-        config = json.loads(tokenizer.to_str())
+        config = {"model": json.loads(tokenizer.model.__getstate__())}
     unk_id = (config.get("model") or {}).get("unk_id")
     return unk_id if isinstance(unk_id, int) else None
+
+
+def _hf_byte_level(tokenizer) -> bool:
+    """Whether the pre-tokenizer or the decoder is (or holds) ByteLevel, from their own
+    serializations (a part that cannot serialize itself, a custom Python one, is not ByteLevel)."""
+    for part in (tokenizer.pre_tokenizer, tokenizer.decoder):
+        if part is None:
+            continue
+        try:
+            state = part.__getstate__()
+        except Exception:  # noqa: BLE001, S112 - a custom component: not ByteLevel
+            continue
+        if "ByteLevel" in (state.decode("utf-8", errors="replace") if isinstance(state, bytes) else str(state)):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class ByteLevelSpelling:
+    """GPT-2's byte-level spelling (one alphabet character per byte), read with one
+    `str.translate` per token: the letters, and the table that maps each to its byte's code."""
+
+    letters: frozenset[str]
+    table: dict[int, str]
+
+    def bytes_of(self, token: str) -> bytes | None:
+        """The bytes the token spells; None when it is not spelled in the alphabet."""
+        return token.translate(self.table).encode("latin-1") if self.letters.issuperset(token) else None
+
+
+@cache
+def byte_level_spelling() -> ByteLevelSpelling:
+    alphabet = byte_level_alphabet()
+    return ByteLevelSpelling(frozenset(alphabet), str.maketrans({c: chr(b) for c, b in alphabet.items()}))
 
 
 def byte_level_alphabet() -> dict[str, int]:
