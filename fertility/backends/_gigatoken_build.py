@@ -111,10 +111,10 @@ def _build_hf(inner: Any) -> tuple[GigatokenIds, Any]:
                            "tokenizer.json without its added tokens")
     except (ValueError, RuntimeError) as err:
         raise Unsupported(f"gigatoken refuses it ({str(err).splitlines()[0]})") from None
-    from .vocabularies import byte_level_alphabet
+    from .vocabularies import byte_level_spelling
 
     vocab = inner.tokenizer.get_vocab(with_added_tokens=False)
-    strange = set("".join(vocab)) - set(byte_level_alphabet())
+    strange = set("".join(vocab)) - byte_level_spelling().letters
     if strange:
         raise Unsupported(f"vocabulary entries hold {''.join(sorted(strange))[:10]!r}: not byte-level text")
     lengths = np.zeros(max(vocab.values(), default=-1) + 1, dtype=np.int64)

@@ -92,14 +92,20 @@ def test_a_signal_mid_audit_leaves_no_worker_and_closes_the_pipe(big_corpus: Pat
         process.send_signal(signum)
         sent = time.monotonic()
         # the caller's end: stdout and stderr reach EOF once nothing holds them any more
+        said = b""  # stderr, shown if the test fails (rarely seen: an exit 0 after SIGTERM, no EOF in 20 s)
         for stream in (process.stdout, process.stderr):
             assert stream is not None
             while True:
                 ready, _, _ = select.select([stream], [], [], 20)
-                assert ready, f"no EOF on the pipe within 20 s of {signal.Signals(signum).name}"
-                if not os.read(stream.fileno(), 1 << 16):
+                assert ready, (f"no EOF on the pipe within 20 s of {signal.Signals(signum).name} (parent "
+                               f"{'exited ' + str(process.poll()) if process.poll() is not None else 'running'}; "
+                               f"stderr so far: {said[-2000:]!r})")
+                piece = os.read(stream.fileno(), 1 << 16)
+                if not piece:
                     break
-        assert process.wait(20) == code
+                if stream is process.stderr:
+                    said += piece
+        assert process.wait(20) == code, f"stderr: {said[-2000:]!r}"
         assert time.monotonic() - sent < 20
         deadline = time.monotonic() + 5
         while any(alive(w) for w in workers) and time.monotonic() < deadline:
