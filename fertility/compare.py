@@ -104,7 +104,7 @@ def shared_parallelism(result_a: AuditResult, result_b: AuditResult) -> Parallel
 def paired_intervals(docs: dict[str, np.ndarray], tokens_a: np.ndarray, tokens_b: np.ndarray, *,
                      threads: int = 1) -> dict[str, tuple[float, float]]:
     """Per language, and for ALL stratified by language (each language resampled within), on
-    `threads` threads (the intervals do not depend on how many)."""
+    two threads when `threads` allows (the intervals do not depend on it)."""
     ordered = sorted(docs)
     each, pooled = bootstrap_ratios_by_group([(tokens_a[docs[lang]], tokens_b[docs[lang]]) for lang in ordered],
                                              threads=threads)
@@ -186,8 +186,8 @@ def _noting_word_sample(result: AuditResult, spaced: set[str]) -> AuditResult:
     if not any(result.counts[(name, lang)].n_bytes > SAMPLE_BYTES for lang in spaced if (name, lang) in result.counts):
         return result
     extra = {**result.signature.extra,
-             "changed_words": f"first {SAMPLE_BYTES} bytes of each language in reading order (the findings "
-                              "sample), not all text"}
+             "changed_words": f"words of the documents that start in the first {SAMPLE_BYTES} bytes of each "
+                              "language in reading order (the findings sample); a language here has more text"}
     return dataclasses.replace(result, signature=dataclasses.replace(result.signature, extra=extra))
 
 

@@ -433,7 +433,7 @@ def test_changed_words_come_from_the_findings_sample_on_a_large_corpus(tmp_path,
     words = {w["word"] for w in comparison.changed_words}
     assert words and odd not in words
     for signature in (comparison.signature_a, comparison.signature_b):
-        assert signature.extra["changed_words"].startswith(f"first {SAMPLE_BYTES} bytes of each language")
+        assert f"start in the first {SAMPLE_BYTES} bytes of each language" in signature.extra["changed_words"]
     row = comparison.frame.set_index("lang").loc["eng_Latn"]
     assert row["n_tokens_b"] == sum(len(raw_cl100k().encode_ordinary(line)) for line in [*body, odd])
     whole = corpus.with_name("small") / "eng_Latn.txt"  # all of it in the sample: no note, the word shows

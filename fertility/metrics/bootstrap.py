@@ -50,18 +50,24 @@ def bootstrap_ratios_by_group(groups: Sequence[tuple[np.ndarray, np.ndarray]], *
 
     The pooled draws run language by language from one generator, and its first language
     draws exactly what that language alone draws with the same seed: those rounds are summed
-    once and serve both. The other languages' own draws run meanwhile on `threads` threads
-    (numpy draws, gathers and sums without holding the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
+    once and serve both. With `threads` of 2 or more, the other languages' own draws run
+    meanwhile on one more thread (numpy draws, gathers and sums without holding the GIL); more
+    would not help, as the pooled draws, as long as all the others together, cannot be split."""
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     def alone(i: int) -> tuple[float, float]:
         return bootstrap_ratio(*groups[i], rounds=rounds, seed=seed, level=level)
 
     first = next((i for i, (a, _) in enumerate(groups) if len(a)), None)
-    with ThreadPoolExecutor(max(1, threads - 1)) as pool:  # this thread draws the pooled rounds
-        others = {i: pool.submit(alone, i) for i in range(len(groups)) if i != first}
+    rest = [i for i in range(len(groups)) if i != first]
+    if threads >= 2:
+        with ThreadPoolExecutor(1) as pool:  # this thread draws the pooled rounds meanwhile
+            others: dict[int, Future] = {i: pool.submit(alone, i) for i in rest}
+            pooled = _paired_round_sums(groups, rounds=rounds, seed=seed)
+            each = {i: future.result() for i, future in others.items()}
+    else:
         pooled = _paired_round_sums(groups, rounds=rounds, seed=seed)
-        each = {i: future.result() for i, future in others.items()}
+        each = {i: alone(i) for i in rest}
     if first is None:
         return [each[i] for i in range(len(groups))], (math.nan, math.nan)
     each[first] = _pooled_interval(pooled[:1], level)
