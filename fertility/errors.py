@@ -74,3 +74,11 @@ class Terminated(BaseException):
     @property
     def exit_code(self) -> int:
         return EXIT_SIGNAL_BASE + self.signum
+
+
+# What a native call's `except BaseException` (a Rust panic derives from BaseException) must let
+# through: the user stopping the command (Ctrl-C, SIGTERM, SIGHUP) and the interpreter's own exits.
+# A signal's handler raises at the next bytecode, which can be inside such a `try`; were the
+# exception turned into a fallback or an error there, the command would run on or fail wrongly.
+NOT_NATIVE: tuple[type[BaseException], ...] = (KeyboardInterrupt, SystemExit, GeneratorExit, Terminated)
+

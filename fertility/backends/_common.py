@@ -6,9 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from fertility.errors import TokenizerError
-
-_NOT_NATIVE = (KeyboardInterrupt, SystemExit, GeneratorExit)
+from fertility.errors import NOT_NATIVE, TokenizerError
 
 
 @contextmanager
@@ -20,7 +18,7 @@ def native_errors(source: object) -> Iterator[None]:
     """
     try:
         yield
-    except _NOT_NATIVE:
+    except NOT_NATIVE:
         raise
     except Exception as err:
         if type(err) is not Exception:  # a typed error: ours or Python's, not the Rust side's

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from fertility.errors import NOT_NATIVE
+
 from . import Encoded, FastCheck, PreTokenizer, Tokenizer, Tokens
 from ._gigatoken_build import Unsupported, build_encoder
 from ._gigatoken_check import byte_sizes, check_description, cumulative, difference, first_difference, sample_positions
 from ._gigatoken_ids import GigatokenIds
-
-_NOT_NATIVE = (KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
 def version() -> str:
@@ -156,7 +156,7 @@ class FastPath:
             return self._library(texts), FastCheck(False)
         try:
             counts, ids = self._ids(texts)
-        except _NOT_NATIVE:
+        except NOT_NATIVE:
             raise
         except BaseException:  # noqa: BLE001 - e.g. a lone surrogate gigatoken cannot take, or a panic
             return self._library(texts), FastCheck(False)

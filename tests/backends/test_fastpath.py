@@ -11,6 +11,7 @@ import base64
 import json
 import pickle
 import random
+import signal
 import subprocess
 import sys
 from functools import cache
@@ -23,6 +24,7 @@ from real_files import mistral_file, real_file, shared
 import fertility
 from fertility.backends import FastCheck, load_tokenizer
 from fertility.cli import cli
+from fertility.errors import Terminated
 
 gigatoken = pytest.importorskip("gigatoken", reason="gigatoken not installed: the fast path is off")
 from fertility.backends import _gigatoken_build, _gigatoken_check, _gigatoken_ids
@@ -147,6 +149,43 @@ def test_a_difference_in_a_sampled_text_gives_the_library_tokens(name):
     assert check == FastCheck(False, "token ids differ", 0)
     library = tokenizer.inner.encode_many(texts)
     assert all(np.array_equal(a, b) for a, b in zip(tokens, library) if isinstance(a, np.ndarray))
+
+
+class _Raising:
+    """An id source that raises what a signal handler (or a panic) raises at the first bytecode
+    after the native call returns: inside the fast path's `try`."""
+
+    def __init__(self, ids, error: BaseException):
+        self.ids, self.error = ids, error
+
+    def __call__(self, texts):
+        self.ids(texts)
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [Terminated(signal.SIGTERM), Terminated(signal.SIGHUP), KeyboardInterrupt()],
+                         ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_signal_inside_the_fast_path_stops_the_command(error):
+    """A SIGTERM that lands in the fast path is not taken for gigatoken failing (which falls back
+    to the library and runs on): it unwinds, as anywhere else. Seen as an audit that went on
+    after SIGTERM, or a worker that outlived a stopped pool."""
+    tokenizer = _fresh("cl100k")
+    tokenizer._ids = _Raising(tokenizer._ids, error)
+    with pytest.raises(type(error)):
+        tokenizer.encode_checked(flores("eng_Latn.txt")[:20])
+
+
+class _Panic(BaseException):
+    """As pyo3's PanicException, a BaseException that is not the user stopping anything."""
+
+
+def test_a_panic_inside_the_fast_path_falls_back_to_the_library():
+    tokenizer = _fresh("cl100k")
+    tokenizer._ids = _Raising(tokenizer._ids, _Panic("boom"))
+    texts = flores("eng_Latn.txt")[:20]
+    tokens, check = tokenizer.encode_checked(texts)
+    assert check == FastCheck(False)
+    assert tokens.counts.tolist() == tokenizer.inner.encode_many(texts).counts.tolist()
 
 
 def test_a_text_whose_bytes_are_not_covered_is_caught_outside_the_sample():

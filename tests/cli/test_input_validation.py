@@ -29,7 +29,7 @@ import fertility
 from fertility.backends._common import native_errors
 from fertility.backends.patterns import CL100K, GPT2
 from fertility.cli import FertilityGroup, cli
-from fertility.errors import CorpusError, FertilityWarning, TokenizerError, UsageError
+from fertility.errors import CorpusError, FertilityWarning, Terminated, TokenizerError, UsageError
 from fertility.io.corpus import read_corpus
 from fertility.io.corpus_paths import find_files
 from fertility.io.languages import language_of
@@ -98,6 +98,8 @@ def test_native_errors_turns_a_real_panic_into_a_tokenizer_error():
 def test_native_errors_lets_interrupts_and_typed_errors_through():
     with pytest.raises(KeyboardInterrupt), native_errors("x"):
         raise KeyboardInterrupt
+    with pytest.raises(Terminated), native_errors("x"):  # SIGTERM's handler raising inside a native call
+        raise Terminated(15)
     with pytest.raises(ValueError), native_errors("x"):
         raise ValueError("ours")
 
