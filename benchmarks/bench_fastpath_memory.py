@@ -12,13 +12,14 @@ backends/_gigatoken.py). Two inputs:
 
 `encoder` streams a file through the fast path's encoder alone (512 KB batches, one process)
 and prints the resident memory every 64 MB; `audit` runs `fertility audit` on it (a whole
-process, --no-cache, with findings) and prints wall time and peak RSS of its largest process.
+process, --no-cache, with findings) and prints wall time and peak RSS of its largest process;
+`compare` runs `fertility compare A B` and then `fertility audit -t A -t B` the same way.
 The files are written under --folder (default /tmp/fertility-gb) and deleted at the end
 unless --keep. Run the fork with `PYTHONPATH=DIR` where `pip install --target DIR
 gigatoken-cachefix==0.10.1` put it.
 
-Run: python benchmarks/bench_fastpath_memory.py encoder|audit [--input repeated|distinct]
-     [--size-mb 1000] [-t tiktoken:cl100k_base] [--jobs 2] [--keep]
+Run: python benchmarks/bench_fastpath_memory.py encoder|audit|compare [--input repeated|distinct]
+     [--size-mb 1000] [-t tiktoken:cl100k_base] [--second SPEC] [--jobs 2] [--keep]
 """
 
 from __future__ import annotations
@@ -82,6 +83,12 @@ def build_distinct(folder: Path, size_mb: int) -> int:
     return total
 
 
+def mistral_v7() -> str:
+    import mistral_common
+
+    return str(Path(mistral_common.__file__).parent / "data" / "mistral_instruct_tokenizer_241114.model.v7")
+
+
 def rss_mb() -> float:
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
@@ -122,10 +129,24 @@ def encoder(folder: Path, spec: str) -> None:
 
 
 def audit(folder: Path, spec: str, jobs: str, extra: list[str]) -> None:
-    command = [sys.executable, "-m", "fertility", "audit", str(folder), "-t", spec, "--no-cache", "-q",
-               "-f", "json", "-o", "/dev/null", "--jobs", jobs, *extra]
+    whole_process([sys.executable, "-m", "fertility", "audit", str(folder), "-t", spec, "--no-cache", "-q",
+                   "-f", "json", "-o", "/dev/null", "--jobs", jobs, *extra])
+
+
+def compare(folder: Path, spec: str, second: str, jobs: str, extra: list[str]) -> None:
+    """`compare A B` beside the one audit of both tokenizers it extends (per-document values for
+    the paired bootstrap, word tallies over the findings sample, the bootstrap itself)."""
+    import tempfile
+
+    for command in (["compare", spec, second, str(folder)], ["audit", str(folder), "-t", spec, "-t", second]):
+        with tempfile.TemporaryDirectory() as cache:  # compare has no --no-cache: an empty cache each
+            whole_process([sys.executable, "-m", "fertility", *command, "-q", "-f", "json", "-o", "/dev/null",
+                           "--force", "--jobs", jobs, *extra], env={**os.environ, "FERTILITY_CACHE_DIR": cache})
+
+
+def whole_process(command: list[str], env: dict[str, str] | None = None) -> None:
     start = time.perf_counter()
-    process = subprocess.Popen(command, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     stderr = process.stderr.read().decode() if process.stderr else ""
@@ -139,10 +160,11 @@ def audit(folder: Path, spec: str, jobs: str, extra: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["encoder", "audit", "build"])
+    parser.add_argument("mode", choices=["encoder", "audit", "compare", "build"])
     parser.add_argument("--input", choices=["repeated", "distinct"], default="repeated")
     parser.add_argument("--size-mb", type=int, default=1000)
     parser.add_argument("-t", "--tokenizer", default="tiktoken:cl100k_base")
+    parser.add_argument("--second", help="compare: tokenizer B (default: Mistral v7's SentencePiece model)")
     parser.add_argument("--jobs", default="2")
     parser.add_argument("--folder", default="/tmp/fertility-gb")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (and reuse them)")
@@ -157,6 +179,8 @@ def main() -> None:
             encoder(folder, options.tokenizer)
         elif options.mode == "audit":
             audit(folder, options.tokenizer, options.jobs, options.audit_args.split())
+        elif options.mode == "compare":
+            compare(folder, options.tokenizer, options.second or mistral_v7(), options.jobs, options.audit_args.split())
     finally:
         if not options.keep:
             shutil.rmtree(folder, ignore_errors=True)
