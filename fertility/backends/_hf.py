@@ -102,6 +102,7 @@ class HFTokenizer(HFEncoding):
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
         self._unknown, self._byte, self._piece_bytes = _token_kinds(vocab, config)
+        self._byte_level = is_byte_level(config)  # for the vocabulary's listing, read from the config once
         self.path = path
         self.name = name or display_name(path)
 
@@ -110,7 +111,7 @@ class HFTokenizer(HFEncoding):
         return self._tokenizer
 
     def vocabulary(self) -> HFVocabulary:
-        return HFVocabulary(self._tokenizer)
+        return HFVocabulary(self._tokenizer, byte_level=self._byte_level)
 
     def pre_tokenizer(self) -> PreTokenizer | None:
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer
@@ -190,8 +191,7 @@ def _token_kinds(vocab: dict[str, int], config: dict) -> tuple[np.ndarray, np.nd
         unknown[vocab[unk_token]] = True
     if isinstance(model.get("unk_id"), int) and model["unk_id"] < size:
         unknown[model["unk_id"]] = True
-    byte_level = "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
-    spelling = byte_level_spelling() if byte_level else None
+    spelling = byte_level_spelling() if is_byte_level(config) else None
     if "\u2581" in vocab and _prepends_metaspace(config):  # the "▁" put before the text: no byte of it
         piece_bytes[vocab["\u2581"]] = 0
     for token, index in vocab.items():
@@ -205,6 +205,12 @@ def _token_kinds(vocab: dict[str, int], config: dict) -> tuple[np.ndarray, np.nd
                 byte[index] = True
                 piece_bytes[index] = len(raw)  # one alphabet character per byte
     return unknown, byte, piece_bytes
+
+
+def is_byte_level(config: dict) -> bool:
+    """Whether the pre-tokenizer or the decoder is (or holds) ByteLevel: the vocabulary then
+    spells bytes in GPT-2's alphabet."""
+    return "ByteLevel" in json.dumps(config.get("pre_tokenizer")) + json.dumps(config.get("decoder"))
 
 
 def _prepends_metaspace(config: dict) -> bool:

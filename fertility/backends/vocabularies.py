@@ -115,19 +115,20 @@ class SentencePieceVocabulary(Vocabulary):
 
 
 class HFVocabulary(Vocabulary):
-    """A `tokenizers.Tokenizer`'s vocabulary, added tokens included."""
+    """A `tokenizers.Tokenizer`'s vocabulary, added tokens included; `byte_level`: whether its
+    entries spell bytes in GPT-2's alphabet (the backend read that from the config on load)."""
 
-    def __init__(self, tokenizer):
-        self.tokenizer = tokenizer
+    def __init__(self, tokenizer, *, byte_level: bool):
+        self.tokenizer, self.byte_level = tokenizer, byte_level
 
     def entries(self) -> list[VocabEntry]:
-        """Read from the live tokenizer's parts, never the whole serialization (1.8 s for
+        """Read from the live tokenizer's parts, never its whole serialization (1.8 s for
         Llama-3, most of it the merges, which say nothing about an entry's bytes)."""
         tokenizer = self.tokenizer
         model = tokenizer.model
         special = {index for index, token in tokenizer.get_added_tokens_decoder().items() if token.special}
         unknown = _hf_unknown_id(tokenizer)
-        spelling = byte_level_spelling() if _hf_byte_level(tokenizer) else None
+        spelling = byte_level_spelling() if self.byte_level else None
         byte_fallback = bool(getattr(model, "byte_fallback", False))
         prefix = getattr(model, "continuing_subword_prefix", None) or ""
         out: list[VocabEntry] = []
@@ -173,21 +174,6 @@ def _hf_unknown_id(tokenizer, config: dict | None = None) -> int | None:
         config = {"model": json.loads(tokenizer.model.__getstate__())}
     unk_id = (config.get("model") or {}).get("unk_id")
     return unk_id if isinstance(unk_id, int) else None
-
-
-def _hf_byte_level(tokenizer) -> bool:
-    """Whether the pre-tokenizer or the decoder is (or holds) ByteLevel, from their own
-    serializations (a part that cannot serialize itself, a custom Python one, is not ByteLevel)."""
-    for part in (tokenizer.pre_tokenizer, tokenizer.decoder):
-        if part is None:
-            continue
-        try:
-            state = part.__getstate__()
-        except Exception:  # noqa: BLE001, S112 - a custom component: not ByteLevel
-            continue
-        if "ByteLevel" in (state.decode("utf-8", errors="replace") if isinstance(state, bytes) else str(state)):
-            return True
-    return False
 
 
 @dataclass(frozen=True)

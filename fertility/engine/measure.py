@@ -138,18 +138,21 @@ def measure_chunk(chunk: Chunk, tokenizers: Sequence[Tokenizer], *, evidence: bo
         for key in pools:
             pools[key] = trim(pools[key])
     if per_document is not None:
-        result.documents = _documents(chunk, prof, langs, lang_of_doc, per_document, doc_tokens, word_tokens)
+        result.documents = _documents(chunk, prof, langs, lang_of_doc, per_document, doc_tokens, word_tokens, data)
     return result
 
 
 def _documents(chunk: Chunk, prof: ChunkProfile, langs: list[str], lang_of_doc: np.ndarray,
-               per_document: PerDocument, doc_tokens: list[np.ndarray], word_tokens: list[np.ndarray]) -> DocumentRows:
-    """The chunk's per-document rows (see documents.py) and the word tallies of its sampled texts."""
+               per_document: PerDocument, doc_tokens: list[np.ndarray], word_tokens: list[np.ndarray],
+               data: bytes) -> DocumentRows:
+    """The chunk's per-document rows (see documents.py) and the word tallies of its sampled texts;
+    `data`: the chunk's UTF-8 text, when the evidence passes already made it (else b"")."""
     words = None
     if per_document.words:
         kept = np.asarray(chunk.sampled, dtype=bool)[prof.word_doc] if len(prof.word_doc) else \
             np.zeros(0, dtype=bool)
-        data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass") if kept.any() else b""  # words: byte spans
+        if kept.any() and not data:  # the words are byte spans into it
+            data = "".join(chunk.texts).encode("utf-8", errors="surrogatepass")
         words = chunk_words(data, prof.word_starts[kept], prof.word_ends[kept], lang_of_doc[prof.word_doc[kept]],
                             langs, range(len(langs)), [tokens[kept] for tokens in word_tokens])
     return DocumentRows.of_chunk(chunk.doc_index, chunk.langs, prof.doc_bytes, prof.doc_chars, doc_tokens, words)
