@@ -320,6 +320,28 @@ def test_a_fast_path_pickles_and_stays_on_or_off():
     assert not off.active and off.info()["fast_path"] == "off: --exact-library"
 
 
+_NO_AWKWARD = """
+import sys
+from fertility.backends import load_tokenizer
+tokenizer = load_tokenizer("tiktoken:cl100k_base")
+texts = ["a line", "", "   ", "বাংলা লেখা", "x" * 5000]
+fast = tokenizer.fast_tokens(texts)
+assert fast is not None
+assert fast.counts.tolist() == tokenizer.inner.encode_many(texts).counts.tolist()
+assert fast.ids.tolist() == tokenizer.inner.encode_many(texts).ids.tolist()
+print("awkward" in sys.modules)
+"""
+
+
+def test_the_fast_path_hands_gigatoken_bytes_and_never_imports_awkward():
+    """Given a list of str, gigatoken's encoder imports awkward (about half a second in every
+    worker); the fast path hands it UTF-8 buffers instead, one per text, empty texts kept in
+    their rows. In a fresh process, since the suite may have imported awkward already."""
+    done = subprocess.run([sys.executable, "-c", _NO_AWKWARD], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 # --- memory ---------------------------------------------------------------------------------------
 
 def test_a_batch_of_one_long_and_many_short_texts_is_cut_into_bounded_matrices(monkeypatch):
