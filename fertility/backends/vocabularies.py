@@ -66,14 +66,14 @@ class TiktokenVocabulary(Vocabulary):
         self.encoding = encoding
 
     def entries(self) -> list[VocabEntry]:
+        """Read from the encoding's own tables (rank -> bytes, then its special tokens), as
+        `decode_single_token_bytes` reads them, without a call per id."""
         encoding = self.encoding
-        out: list[VocabEntry] = []
-        for index in range(encoding.n_vocab):
-            try:
-                out.append((index, encoding.decode_single_token_bytes(index), NORMAL))
-            except KeyError:  # a gap in the ranks
-                out.append((index, None, UNUSED))
-        return out
+        by_rank = {rank: data for data, rank in encoding._mergeable_ranks.items()}
+        for name, rank in encoding._special_tokens.items():
+            by_rank.setdefault(rank, name.encode("utf-8"))
+        return [(index, data, NORMAL) if (data := by_rank.get(index)) is not None else (index, None, UNUSED)
+                for index in range(encoding.n_vocab)]
 
     def ordinary_ids(self) -> Any:
         import numpy as np

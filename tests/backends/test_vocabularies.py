@@ -9,7 +9,7 @@ from real_files import real_file
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from fertility.backends import load_tokenizer
-from fertility.backends.vocabularies import BYTE, NORMAL, SPECIAL, UNKNOWN, byte_level_spelling
+from fertility.backends.vocabularies import BYTE, NORMAL, SPECIAL, UNKNOWN, UNUSED, byte_level_spelling
 from fertility.io.samples import samples_dir
 
 
@@ -67,3 +67,22 @@ def test_unigram_unknown_token_is_found_in_the_model(tmp_path):
     assert [index for index, _, kind in listed if kind == SPECIAL] == [tokenizer.token_to_id("<pad>")]
     spaced = [data for _, data, kind in listed if kind == NORMAL and data.startswith(b" ")]
     assert spaced  # "▁" stands for a space
+
+
+def test_tiktoken_entries_are_what_the_encoding_decodes_each_id_to():
+    """The listing reads tiktoken's tables at once; it must say, id by id, what
+    `decode_single_token_bytes` says: the bytes of a rank or a special token, UNUSED for a gap."""
+    from real_files import mistral_file
+
+    for spec in ("tiktoken:cl100k_base", str(real_file("multilingual.tiktoken")), str(mistral_file("tekken_240911.json"))):
+        tokenizer = load_tokenizer(spec, exact_library=True)
+        encoding = tokenizer.encoding
+        listed = tokenizer.vocabulary().entries()
+        assert [index for index, _, _ in listed] == list(range(encoding.n_vocab))
+        for index, data, kind in listed:
+            try:
+                expected = encoding.decode_single_token_bytes(index)
+            except KeyError:
+                assert (data, kind) == (None, UNUSED), (spec, index)
+                continue
+            assert (data, kind) == (expected, NORMAL), (spec, index)
