@@ -13,10 +13,14 @@ lines (gigatoken's own API as its README shows it: `encode_batch` of all lines, 
 counts read with `awkward.num`), for the tokenizers gigatoken encodes. Each repeat runs the
 library loop, the gigatoken count and the audit one after the other.
 
+With --floor, a third: the leanest exact count of the same lines this machine can make
+(gigatoken on every core, fed UTF-8 buffers, no awkward), over the library loop. Every audit
+counts the same tokens and more, so no audit's first ratio can go below this one.
+
 Data: Bangla + English news from ../shared/corpora (mono/ben/news + mono/eng/news, about
 6.8 MB, 36k lines), written as ben_Beng.txt and eng_Latn.txt into a temporary folder.
 Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,llama3,hf]
-     [--modes cold,warm,findings,counts] [--no-rss] [--exact-library]
+     [--modes cold,warm,findings,counts] [--no-rss] [--exact-library] [--floor]
 """
 
 from __future__ import annotations
@@ -88,6 +92,28 @@ for path in sys.argv[2:]:
         lines += [l.rstrip("\\n") for l in handle if l.strip()]
 print(int(awkward.sum(awkward.num(tok.encode_batch(lines)))))
 """,
+    # The floor: the leanest exact count this machine can make of the same lines, gigatoken on
+    # every core, fed UTF-8 buffers (its list-of-str path imports awkward, half a second). An audit
+    # cannot cost less than this (it counts the same tokens and more), so its ratio to the library
+    # loop says how far below the library any audit can go.
+    "floor": """
+import sys, gigatoken
+from gigatoken.gigatoken_rs import BytesSource, PadTruncate
+spec = sys.argv[1]
+if spec.endswith(".tiktoken"):
+    tok = gigatoken.Tokenizer.from_tiktoken(spec)
+elif ".model" in spec:
+    tok = gigatoken.Tokenizer.from_sentencepiece(spec)
+else:
+    tok = gigatoken.Tokenizer(spec)
+encoder, options, n = tok.backend, PadTruncate(0), 0
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        lines = [l.rstrip("\\n").encode("utf-8") for l in handle if l.strip()]
+    for first in range(0, len(lines), 4096):
+        n += int(encoder.encode_batch_padded(BytesSource(lines[first:first + 4096]), options, parallel=True)[1].sum())
+print(n)
+""",
     "hf-batch": """
 import sys, tokenizers
 tok = tokenizers.Tokenizer.from_file(sys.argv[1])
@@ -130,13 +156,15 @@ def fertility(*args: str) -> list[str]:
     return [sys.executable, "-m", "fertility", "audit", "-q", "-f", "json", *args]
 
 
-def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None = None) -> dict:
-    """Alternating runs (raw, [gigatoken,] audit) x repeat; ratios per repeat, then their median,
-    min and max; median seconds of each command."""
-    ratios, fast_ratios, raws, fasts, audits = [], [], [], [], []
+def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None = None,
+          floor: list[str] | None = None) -> dict:
+    """Alternating runs (raw, [gigatoken,] [floor,] audit) x repeat; ratios per repeat, then
+    their median, min and max; median seconds of each command."""
+    ratios, fast_ratios, floor_ratios, raws, fasts, audits = [], [], [], [], [], []
     for _ in range(repeat):
         raw_s, _ = timed(raw)
         fast_s = timed(fast)[0] if fast else None
+        floor_s = timed(floor)[0] if floor else None
         audit_s, _ = timed(audit)
         raws.append(raw_s)
         audits.append(audit_s)
@@ -144,11 +172,16 @@ def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None 
         if fast_s is not None:
             fasts.append(fast_s)
             fast_ratios.append(audit_s / fast_s)
+        if floor_s is not None:
+            floor_ratios.append(floor_s / raw_s)
     out = {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
            "raw_s": statistics.median(raws), "audit_s": statistics.median(audits)}
     if fast_ratios:
         out.update(fast_s=statistics.median(fasts), fast_median=statistics.median(fast_ratios),
                    fast_min=min(fast_ratios), fast_max=max(fast_ratios))
+    if floor_ratios:
+        out.update(floor_median=statistics.median(floor_ratios), floor_min=min(floor_ratios),
+                   floor_max=max(floor_ratios))
     return out
 
 
@@ -167,6 +200,9 @@ def main() -> None:
     parser.add_argument("--exact-library", action="store_true", help="audit with --exact-library (no fast path)")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory runs")
     parser.add_argument("--rss-only", action="store_true", help="only the peak-memory runs")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the leanest exact count (gigatoken on every core, no awkward) and print "
+                             "its ratio to the library loop: no audit can go below it")
     options = parser.parse_args()
     import mistral_common
 
@@ -192,28 +228,33 @@ def main() -> None:
 
         def gigatoken_count(model: Path) -> list[str]:
             return [sys.executable, "-c", RAW["gigatoken"], str(model), *map(str, files)]
-        cases = []  # (label, specs, library loop, plain gigatoken count or None)
+
+        def floor_count(model: Path) -> list[str] | None:
+            return [sys.executable, "-c", RAW["floor"], str(model), *map(str, files)] if options.floor else None
+        cases = []  # (label, specs, library loop, plain gigatoken count or None, floor or None)
         if "cl100k" in wanted:
             cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)],
-                          gigatoken_count(Path(cl100k_file))))
+                          gigatoken_count(Path(cl100k_file)), floor_count(Path(cl100k_file))))
         if "spm" in wanted:
             cases.append(("mistral v7 (spm)", [str(spm_model)],
-                          [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)], gigatoken_count(spm_model)))
+                          [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)], gigatoken_count(spm_model),
+                          floor_count(spm_model)))
         if "llama3" in wanted and llama3_file.is_file():
             llama_raw = "hf-loop" if timed([sys.executable, "-c", RAW["hf-loop"], str(llama3_file), *map(str, files)])[0] < \
                 timed([sys.executable, "-c", RAW["hf-batch"], str(llama3_file), *map(str, files)])[0] else "hf-batch"
             cases.append((f"llama-3 (hf, raw {llama_raw.removeprefix('hf-')})", [str(llama3_file)],
                           [sys.executable, "-c", RAW[llama_raw], str(llama3_file), *map(str, files)],
-                          gigatoken_count(llama3_file)))
+                          gigatoken_count(llama3_file), floor_count(llama3_file)))
         if "hf" in wanted and hf_file.is_file():
             cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
-                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)], None))
+                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)], None, None))
         print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}"
-              f" | {'gigatoken s':>11} {'median':>7} {'min':>6} {'max':>6}")
+              f" | {'gigatoken s':>11} {'median':>7} {'min':>6} {'max':>6}"
+              + (f" | {'floor/raw':>9} {'min':>6} {'max':>6}" if options.floor else ""))
         chosen = set(options.modes.split(","))
         heat = [h for h in ("cold", "warm") if h in chosen] or ["cold", "warm"]
         what = [w for w in ("counts", "findings") if w in chosen] or ["counts", "findings"]
-        for label, spec, raw, fast in cases:
+        for label, spec, raw, fast, floor in cases:
             tokenizer_args = [a for s in spec for a in ("-t", s)]
             if options.exact_library:
                 tokenizer_args.append("--exact-library")
@@ -225,9 +266,11 @@ def main() -> None:
                 if "--no-cache" not in extra:
                     os.environ["FERTILITY_CACHE_DIR"] = str(cache)
                     timed(command)  # warm the cache
-                got = pairs(raw, command, options.repeat, fast)
+                got = pairs(raw, command, options.repeat, fast, floor)
                 second = (f" | {got['fast_s']:11.2f} {got['fast_median']:6.2f}x {got['fast_min']:5.2f}x "
                           f"{got['fast_max']:5.2f}x") if "fast_s" in got else ""
+                if "floor_median" in got:
+                    second += f" | {got['floor_median']:8.2f}x {got['floor_min']:5.2f}x {got['floor_max']:5.2f}x"
                 print(f"{label:34} {mode:26} {got['raw_s']:6.2f} {got['audit_s']:8.2f} {got['median']:6.2f}x "
                       f"{got['min']:5.2f}x {got['max']:5.2f}x{second}", flush=True)
         if options.no_rss:

@@ -24,3 +24,26 @@ def test_every_benchmark_imports_and_the_profiler_finds_every_stage():
     done = subprocess.run([sys.executable, "-c", CODE], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", str(len(list((ROOT / "benchmarks").glob("*.py"))))]
+
+
+def test_the_floor_counts_exactly_what_the_library_loop_counts():
+    """bench_audit's floor (the leanest gigatoken count) is a floor only if it counts the same
+    tokens: both scripts on the bundled samples, cl100k."""
+    import pytest
+
+    pytest.importorskip("gigatoken", reason="gigatoken not installed: no floor to time")
+    sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
+    try:
+        import bench_audit
+    finally:
+        del sys.path[:2]
+    from fertility.backends import load_tokenizer
+
+    ranks = str(load_tokenizer("tiktoken:cl100k_base", exact_library=True).source)
+    files = [str(p) for p in sorted((ROOT / "corpora_samples").glob("*.txt"))]
+    assert files
+
+    def count(*args: str) -> int:
+        done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, timeout=120, check=True)
+        return int(done.stdout)
+    assert count(bench_audit.RAW["floor"], ranks, *files) == count(bench_audit.RAW["tiktoken"], *files) > 1000
