@@ -342,6 +342,50 @@ def test_the_fast_path_hands_gigatoken_bytes_and_never_imports_awkward():
     assert done.stdout.strip() == "False"
 
 
+def _trained_spm(tmp_path, name: str, **options) -> bytes:
+    import sentencepiece
+
+    from fertility.io.samples import samples_dir
+
+    lines = (samples_dir() / "ben_Beng.txt").read_text(encoding="utf-8").splitlines() * 3
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_prefix=str(tmp_path / name),
+                                             minloglevel=3, **options)
+    return (tmp_path / f"{name}.model").read_bytes()
+
+
+def test_the_sentencepiece_conversion_is_gigatokens_own(tmp_path):
+    """spm_tokenizer_json reads the model with protobuf instead of gigatoken's pure-Python
+    parser: the tokenizer.json must be the one gigatoken's converter makes (every Mistral model
+    shipped, and trained ones with user-defined and control pieces or an identity normalizer),
+    and a model it refuses must be refused with the same reason."""
+    from gigatoken._load.sentencepiece import sentencepiece_to_tokenizer_json
+
+    def converted(convert, data: bytes):
+        try:
+            return json.loads(json.dumps(convert(data), ensure_ascii=False) if convert is _gigatoken_build.spm_tokenizer_json
+                              else convert(data))
+        except ValueError as err:
+            return ("refused", str(err))
+    models = [mistral_file(name).read_bytes() for name in (
+        "tokenizer.model.v1", "mistral_instruct_tokenizer_240216.model.v2",
+        "mistral_instruct_tokenizer_240323.model.v3", "mistral_instruct_tokenizer_241114.model.v7")]
+    models += [
+        _trained_spm(tmp_path, "pieces", vocab_size=600, model_type="bpe", byte_fallback=True,
+                     user_defined_symbols=["[X]"], control_symbols=["<ctl>"]),
+        _trained_spm(tmp_path, "identity", vocab_size=600, model_type="bpe", byte_fallback=True,
+                     normalization_rule_name="identity", remove_extra_whitespaces=False, add_dummy_prefix=False),
+        _trained_spm(tmp_path, "unigram", vocab_size=200, model_type="unigram"),
+        _trained_spm(tmp_path, "no_fallback", vocab_size=200, model_type="bpe"),
+    ]
+    outcomes = []
+    for data in models:
+        ours, theirs = converted(_gigatoken_build.spm_tokenizer_json, data), converted(sentencepiece_to_tokenizer_json, data)
+        assert ours == theirs
+        outcomes.append(ours[0] if isinstance(ours, tuple) else len(ours["model"]["merges"]))
+    assert outcomes[-2:] == ["refused", "refused"]
+    assert all(isinstance(n, int) and n > 200 for n in outcomes[:-2])
+
+
 # --- memory ---------------------------------------------------------------------------------------
 
 def test_a_batch_of_one_long_and_many_short_texts_is_cut_into_bounded_matrices(monkeypatch):
