@@ -32,7 +32,7 @@ from fertility.errors import NOT_NATIVE
 
 from . import Encoded, FastCheck, PreTokenizer, Tokenizer, Tokens
 from ._gigatoken_build import Unsupported, build_encoder
-from ._gigatoken_check import byte_sizes, check_description, cumulative, difference, first_difference, sample_positions
+from ._gigatoken_check import check_description, cumulative, difference, first_difference, sample_positions
 from ._gigatoken_ids import GigatokenIds
 
 
@@ -139,8 +139,8 @@ class FastPath:
         the library's on every line); None when the ids cannot be placed in the texts."""
         if self._ids is None:
             raise Unsupported(self.off or "off")
-        counts, ids = self._ids(texts)
-        return self._tokens(texts, byte_sizes(texts), counts, ids, self._extra[0] if self._extra else None)
+        counts, ids, sizes = self._ids(texts)
+        return self._tokens(texts, sizes, counts, ids, self._extra[0] if self._extra else None)
 
     def left_to_library(self, texts: list[str]) -> bool:
         """Does this batch hold text the fast path leaves to the library (an added token)?"""
@@ -155,12 +155,11 @@ class FastPath:
         if self.left_to_library(texts):
             return self._library(texts), FastCheck(False)
         try:
-            counts, ids = self._ids(texts)
+            counts, ids, sizes = self._ids(texts)
         except NOT_NATIVE:
             raise
         except BaseException:  # noqa: BLE001 - e.g. a lone surrogate gigatoken cannot take, or a panic
             return self._library(texts), FastCheck(False)
-        sizes = byte_sizes(texts)
         tokens = self._tokens(texts, sizes, counts, ids, lengths)
         if tokens is None:  # the library's tables cannot place these ids: compare ids with the library's
             library = self._library(texts)

@@ -76,40 +76,56 @@ class GigatokenIds:
         self._options = PadTruncate(0)
         self._source = BytesSource
 
-    def __call__(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """One padded matrix per group of texts (no awkward arrays, no Python int per token);
-        a group is cut before its matrix could pass _CELLS (a text of n characters has at most
-        4n + 1 tokens: one byte or more each, and a SentencePiece dummy prefix)."""
-        bound = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) * 4 + 2
-        counts: list[np.ndarray] = []
-        ids: list[np.ndarray] = []
-        start, widest = 0, 0
-        for i, width in enumerate(bound.tolist()):
-            if i > start and (i - start + 1) * max(widest, width) > _CELLS:
-                self._group(texts[start:i], counts, ids)
-                start, widest = i, 0
-            widest = max(widest, width)
-        if start < len(texts):
-            self._group(texts[start:], counts, ids)
+    def __call__(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(tokens per text, ids laid end to end in text order, UTF-8 bytes per text).
+
+        The texts go over as UTF-8 buffers, not as a list of str: given a list, gigatoken's
+        encoder imports awkward to test its type, 0.35-0.55 s of CPU in every process that
+        encodes (each worker). A lone surrogate cannot be encoded: UnicodeEncodeError, and the
+        caller leaves the batch to the library.
+
+        gigatoken pads each group's rows to its longest, so the texts are grouped by length
+        (shortest first) rather than in reading order: on mixed lines reading order padded
+        matrices to 12 cells a token. A group stops before its matrix could pass _CELLS (a text
+        of n bytes has at most n + 1 tokens: one byte or more each, and a SentencePiece dummy
+        prefix). The ids are the same whatever the grouping (tests/test_fastpath.py).
+        """
+        raw = [text.encode("utf-8") for text in texts]
+        sizes = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+        order = np.argsort(sizes, kind="stable")
+        bound = sizes[order] + 2
+        counts = np.zeros(len(raw), dtype=np.int64)
+        parts: list[np.ndarray] = []
+        start = 0
+        while start < len(raw):  # grow each group while rows x its widest bound fit in _CELLS
+            fits = (np.arange(1, len(raw) - start + 1, dtype=np.int64) * bound[start:]) <= _CELLS
+            stop = start + max(1, int(np.searchsorted(~fits, True)))  # fits is True, then False
+            rows = order[start:stop]
+            lengths, ids = self._group([raw[i] for i in rows.tolist()])
+            counts[rows] = lengths
+            parts.append(ids)
+            start = stop
         if not self._bounded:
             self._bound_cache(texts)
-        if not counts:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return np.concatenate(counts), np.concatenate(ids)
+        if not parts:
+            return counts, np.zeros(0, dtype=np.int64), sizes
+        by_length = np.concatenate(parts)  # the texts' ids in `order`: put them back in text order
+        placed = np.empty(len(raw), dtype=np.int64)
+        in_order = counts[order]
+        placed[order] = np.cumsum(in_order) - in_order
+        first = np.cumsum(counts) - counts
+        index = np.arange(len(by_length), dtype=np.int64) + np.repeat(placed - first, counts)
+        return counts, by_length[index].astype(np.int64), sizes
 
-    def _group(self, texts: list[str], counts: list[np.ndarray], ids: list[np.ndarray]) -> None:
-        """The texts go over as UTF-8 buffers (one document each, empty ones kept), not as a
-        list of str: given a list, gigatoken's encoder imports awkward to test its type, 0.35-0.55 s
-        of CPU in every process that encodes (each worker), more than it takes to encode 6.8 MB.
-        The ids are the same (tests/test_fastpath.py)."""
-        try:
-            batch: Any = self._source([text.encode("utf-8") for text in texts])
-        except UnicodeEncodeError:  # a lone surrogate: let gigatoken judge the str, as before
-            batch = texts
-        matrix, lengths = self.backend.encode_batch_padded(batch, self._options, parallel=False)
+    def _group(self, raw: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        """One padded matrix: each row's length, and the rows' ids laid end to end (gathered by
+        index, which costs the tokens, where a mask over the matrix would cost every cell)."""
+        matrix, lengths = self.backend.encode_batch_padded(self._source(raw), self._options, parallel=False)
         lengths = np.asarray(lengths, dtype=np.int64)
-        counts.append(lengths)
-        ids.append(matrix[np.arange(matrix.shape[1]) < lengths[:, None]].astype(np.int64))
+        first = np.cumsum(lengths) - lengths
+        index = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(
+            np.arange(len(lengths), dtype=np.int64) * matrix.shape[1] - first, lengths)
+        return lengths, matrix.reshape(-1)[index]
 
     def _bound_cache(self, texts: list[str]) -> None:
         if self._heap is None:  # blind: a fresh encoder every REBUILD_TEXT_BYTES of text

@@ -125,7 +125,7 @@ class _Corrupted:
         self.ids, self.text, self.how = ids, text, how
 
     def __call__(self, texts):
-        counts, ids = self.ids(texts)
+        counts, ids, sizes = self.ids(texts)
         counts, ids = counts.copy(), ids.copy()
         start = int(counts[:self.text].sum())
         if self.how == "swap":  # same bytes covered, other tokens: only the sample can see it
@@ -133,7 +133,7 @@ class _Corrupted:
         else:  # a token dropped: the text is no longer covered
             ids = np.delete(ids, start)
             counts[self.text] -= 1
-        return counts, ids
+        return counts, ids, sizes
 
 
 def _fresh(name: str):
