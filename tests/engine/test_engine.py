@@ -452,3 +452,21 @@ def test_freed_memory_is_kept_for_reuse_where_glibc_allows(tmp_path):
                            "--jobs", "2", "--no-cache"], check=True, capture_output=True, text=True, timeout=300)
     row = json.loads(done.stdout)["rows"][0]
     assert row["n_bytes"] == row["n_tokens"] == len(corpus.read_bytes().replace(b"\n", b""))
+
+
+def test_continuation_tokens_of_tiled_tokens_are_counted_by_word(monkeypatch):
+    """Where a backend's tokens tile the text (tiktoken), continuation tokens are counted per
+    word (all but the token covering the word's first byte); otherwise per token start. Both
+    give the same counts on real text of every script the samples hold."""
+    from fertility.backends import _tiktoken
+    from fertility.io.samples import samples_dir
+
+    by_word = fertility.audit(["tiktoken:cl100k_base"], [samples_dir()], cache=False, jobs=1, diagnose=False)
+    original = _tiktoken.TiktokenTokenizer.tokens_from_ids
+
+    def untiled(self, counts, ids):
+        return original(self, counts, ids)._replace(tiled=False)
+    monkeypatch.setattr(_tiktoken.TiktokenTokenizer, "tokens_from_ids", untiled)
+    by_start = fertility.audit(["tiktoken:cl100k_base"], [samples_dir()], cache=False, jobs=1, diagnose=False)
+    assert by_word.counts == by_start.counts
+    assert sum(c.n_continuation_tokens for c in by_word.counts.values()) > 1000
