@@ -152,7 +152,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
 def _take(total: ChunkResult, result: ChunkResult, advance) -> ChunkResult:
     if advance is not None:
         advance(result.n_bytes)
-    return total.merge(result)
+    return total.absorb(result)
 
 
 __all__ = ["client_for", "run"]

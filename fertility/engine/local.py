@@ -136,7 +136,7 @@ def run(tokenizers: Sequence[Tokenizer], documents: Iterable[Document | Batch], 
         return total
     for chunk in chunks:  # one chunk, one process: nothing to gain from workers
         result = measure_chunk(chunk, tokenizers, evidence=evidence, cache=cache, per_document=per_document)
-        total = total.merge(result)
+        total = total.absorb(result)
         if advance is not None:
             advance(result.n_bytes)
     return total
@@ -184,4 +184,4 @@ def stop(pool) -> None:
 def _take(total: ChunkResult, result: ChunkResult, advance) -> ChunkResult:
     if advance is not None:
         advance(result.n_bytes)
-    return total.merge(result)
+    return total.absorb(result)

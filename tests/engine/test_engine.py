@@ -470,3 +470,47 @@ def test_continuation_tokens_of_tiled_tokens_are_counted_by_word(monkeypatch):
     by_start = fertility.audit(["tiktoken:cl100k_base"], [samples_dir()], cache=False, jobs=1, diagnose=False)
     assert by_word.counts == by_start.counts
     assert sum(c.n_continuation_tokens for c in by_word.counts.values()) > 1000
+
+
+def test_absorbing_chunk_results_equals_merging_them_and_leaves_them_as_they_were():
+    """The executors add each chunk's result into their running total in place (`absorb`);
+    the total must equal the pure fold with `merge`, every field (token id tallies, offenders,
+    example pools, per-document rows), and the chunk results must not change."""
+    import copy
+    import dataclasses
+
+    documents = flores_documents(40)
+    chunk = next(chunked(documents, chunk_bytes=1 << 40, sample_bytes=1 << 20))
+    tokenizers = [tokenizer("tiktoken:cl100k_base"), tokenizer("spm")]
+    from fertility.engine.documents import PerDocument
+
+    results = [measure_chunk(part, tokenizers, evidence=True, per_document=PerDocument(words=True))
+               for part in split(chunk, [37, 80, 81, 150])]
+    before = copy.deepcopy(results)
+    folded = ChunkResult()
+    for result in results:
+        folded = folded.merge(result)
+    total = ChunkResult()
+    for result in results:
+        total = total.absorb(result)
+
+    def equal(x, y) -> bool:  # arrays, and tuples, lists and dataclasses holding them
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return np.array_equal(x, y)
+        if dataclasses.is_dataclass(x) and dataclasses.is_dataclass(y):
+            return type(x) is type(y) and all(equal(getattr(x, f.name), getattr(y, f.name))
+                                              for f in dataclasses.fields(x))
+        if isinstance(x, (tuple, list)) and isinstance(y, (tuple, list)):
+            return len(x) == len(y) and all(equal(a, b) for a, b in zip(x, y))
+        return x == y
+
+    def same(a: ChunkResult, b: ChunkResult) -> bool:
+        rows_equal = equal(*[r.documents.finish(2) if r.documents is not None else None for r in (a, b)])
+        plain = [copy.copy(r) for r in (a, b)]
+        for r in plain:
+            r.documents = None
+        return rows_equal and plain[0] == plain[1] and plain[0].fast_path == plain[1].fast_path
+    assert same(total, folded)
+    assert all(same(r, b) for r, b in zip(results, before))
+    assert any(total.offenders.values()) and all(stats.ids for stats in total.tokens.values())
+    assert total.documents is not None
