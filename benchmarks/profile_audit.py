@@ -97,7 +97,7 @@ def instrument() -> None:
     patch(_gigatoken, "byte_level_tokens", "encode: spans from ids")
     for stage in ("offenders", "token_examples", "pretokens", "normalization", "normalized_texts"):
         patch(engine, stage, f"evidence: {stage}")  # measure.py calls them by these names
-    patch(engine.ChunkResult, "merge", "merge")
+    patch(engine.ChunkResult, "absorb", "merge")  # what the executors call on each result
     patch(audit, "as_tokenizer", "load tokenizer")
     patch(audit, "assemble", "after: evidence assembly")
     patch(audit, "judge", "after: findings")

@@ -28,27 +28,46 @@ from .result import ChunkResult
 
 
 def offenders(result: ChunkResult, t: int, langs: list[str], lang_of_doc: np.ndarray,
-               prof: ChunkProfile, tokens: Tokens) -> None:
-    """Characters covered by unknown or byte-fallback tokens, per language."""
+              prof: ChunkProfile, tokens: Tokens) -> None:
+    """Characters covered by unknown or byte-fallback tokens, per language. Every text is
+    looked at (a character the tokenizer loses may first appear late), so this runs on every
+    byte: token offsets become characters through a byte -> character table (not a binary
+    search per token), and a language's characters are counted by code point (a sort only for
+    characters above U+FFFF)."""
     masks = [m for m in (tokens.unknown, tokens.byte_fallback) if m is not None]
     if not masks:
         return
     flagged = np.logical_or.reduce(masks)
     if not flagged.any():
         return
-    first = np.searchsorted(prof.char_starts, tokens.starts[flagged], side="right") - 1
-    last = np.maximum(np.searchsorted(prof.char_starts, tokens.ends[flagged], side="left"), first + 1)
-    size = len(prof.codes) + 1  # bincount: np.add.at is unbuffered, many times slower
-    depth = np.bincount(first, minlength=size) - np.bincount(np.minimum(last, len(prof.codes)), minlength=size)
+    n = len(prof.codes)
+    char_of_byte = np.repeat(np.arange(n + 1, dtype=np.int64), np.append(np.diff(prof.char_starts), 1))
+    starts, ends = tokens.starts[flagged], tokens.ends[flagged]
+    first = char_of_byte[starts]  # the character holding the token's first byte
+    last = np.maximum(char_of_byte[ends] + (prof.char_starts[char_of_byte[ends]] != ends), first + 1)
+    depth = np.bincount(first, minlength=n + 1) - np.bincount(np.minimum(last, n), minlength=n + 1)
     chars = np.flatnonzero(np.cumsum(depth)[:-1] > 0)
-    char_lang = lang_of_doc[np.searchsorted(prof.char_base, chars, side="right") - 1]
-    keys, amounts = np.unique(char_lang * 0x110000 + prof.codes[chars].astype(np.int64), return_counts=True)
-    for key, amount in zip(keys.tolist(), amounts.tolist()):
-        char = chr(key % 0x110000)
-        if char.isspace():  # a byte token such as " \xe0\xa6" also covers the space before
+    codes = prof.codes[chars]
+    if len(langs) == 1:
+        groups = [(0, codes)]
+    else:
+        char_lang = lang_of_doc[np.searchsorted(prof.char_base, chars, side="right") - 1]
+        groups = [(i, codes[char_lang == i]) for i in range(len(langs))]
+    for i, mine in groups:
+        if not len(mine):
             continue
-        counter = result.offenders.setdefault((t, langs[key // 0x110000]), Counter())
-        counter[char] += amount
+        if int(mine.max()) < 0x10000:
+            per_code = np.bincount(mine)
+            values = np.flatnonzero(per_code)
+            amounts = per_code[values]
+        else:
+            values, amounts = np.unique(mine, return_counts=True)
+        for code, amount in zip(values.tolist(), amounts.tolist()):
+            char = chr(code)
+            if char.isspace():  # a byte token such as " \xe0\xa6" also covers the space before
+                continue
+            counter = result.offenders.setdefault((t, langs[i]), Counter())
+            counter[char] += amount
 
 
 def token_examples(result: ChunkResult, t: int, chunk: Chunk, prof: ChunkProfile, tokens: Tokens,

@@ -514,3 +514,25 @@ def test_absorbing_chunk_results_equals_merging_them_and_leaves_them_as_they_wer
     assert all(same(r, b) for r, b in zip(results, before))
     assert any(total.offenders.values()) and all(stats.ids for stats in total.tokens.values())
     assert total.documents is not None
+
+
+@pytest.mark.parametrize("spec", ["tiktoken:cl100k_base", "spm", "hf"])
+def test_offenders_of_a_chunk_are_the_flagged_characters_of_each_text(spec):
+    """The engine counts offenders for a whole chunk at once (a byte -> character table, counts
+    by code point); the per-text reference (`flagged_chars`: a set of characters per token
+    range) must agree, language by language, on real lines of five scripts in one chunk."""
+    from collections import Counter
+
+    from fertility.engine.count import flagged_chars
+
+    documents = flores_documents(12)
+    chunk = one_chunk(documents)
+    result = measure_chunk(chunk, [tokenizer(spec)], evidence=True)
+    expected: dict[str, Counter] = {}
+    for text, lang in zip(chunk.texts, chunk.langs):
+        found = flagged_chars(text, profile(text), tokenizer(spec).encode([text])[0])
+        if found:
+            expected.setdefault(lang, Counter()).update(found)
+    got = {lang: counter for (_, lang), counter in result.offenders.items() if counter}
+    assert got == expected
+    assert sum(map(len, got.values())) > 10
