@@ -39,6 +39,17 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from real_files import FIXTURES, SHARED_CORPORA
 
+# gigatoken's encoder for the file in argv[1], as its README loads each kind
+GIGATOKEN_LOAD = """
+spec = sys.argv[1]
+if spec.endswith(".tiktoken"):
+    tok = gigatoken.Tokenizer.from_tiktoken(spec)
+elif ".model" in spec:
+    tok = gigatoken.Tokenizer.from_sentencepiece(spec)
+else:
+    tok = gigatoken.Tokenizer(spec)
+"""
+
 RAW = {
     "tiktoken": """
 import sys, tiktoken
@@ -79,14 +90,7 @@ print(n)
 """,
     "gigatoken": """
 import sys, awkward, gigatoken
-spec = sys.argv[1]
-if spec.endswith(".tiktoken"):
-    tok = gigatoken.Tokenizer.from_tiktoken(spec)
-elif ".model" in spec:
-    tok = gigatoken.Tokenizer.from_sentencepiece(spec)
-else:
-    tok = gigatoken.Tokenizer(spec)
-lines = []
+""" + GIGATOKEN_LOAD + """lines = []
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as handle:
         lines += [l.rstrip("\\n") for l in handle if l.strip()]
@@ -99,14 +103,7 @@ print(int(awkward.sum(awkward.num(tok.encode_batch(lines)))))
     "floor": """
 import sys, gigatoken
 from gigatoken.gigatoken_rs import BytesSource, PadTruncate
-spec = sys.argv[1]
-if spec.endswith(".tiktoken"):
-    tok = gigatoken.Tokenizer.from_tiktoken(spec)
-elif ".model" in spec:
-    tok = gigatoken.Tokenizer.from_sentencepiece(spec)
-else:
-    tok = gigatoken.Tokenizer(spec)
-encoder, options, n = tok.backend, PadTruncate(0), 0
+""" + GIGATOKEN_LOAD + """encoder, options, n = tok.backend, PadTruncate(0), 0
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as handle:
         lines = [l.rstrip("\\n").encode("utf-8") for l in handle if l.strip()]
