@@ -101,14 +101,14 @@ class ChunkResult:
             self.documents if other.documents is None else self.documents.merge(other.documents),
             fast_path=_add(self.fast_path, other.fast_path))
 
-
     def absorb(self, other: ChunkResult) -> ChunkResult:
-        """`self.merge(other)` made in place, for a running total that only absorbs: each chunk
-        costs its own size. `merge` copies the total every time, and the token id tallies and
-        offender counters of a large corpus (a hundred thousand ids per language) made that
-        the parent's main work past a few hundred chunks: 1 GB took as long whatever the
-        workers saved. Nothing of `other` is shared with the total (its counters are copied
-        when first seen), so `other` stays as it was."""
+        """`self.merge(other)` made in place, for a running total made empty and fed only by
+        `absorb` (what the executors keep): each chunk costs its own size, where `merge` copies
+        the total's token id tallies and offender counters every time (a hundred thousand ids
+        per language on a large corpus), a cost that grows with chunks times ids. Nothing of
+        `other` is kept by reference (its counters are copied when first seen), so `other`
+        stays as it was; a total made by `merge` may share counters with merge's inputs, so
+        it must not absorb."""
         self.n_bytes += other.n_bytes
         _add_into(self.counts, other.counts)
         _add_into(self.pretokens, other.pretokens)
