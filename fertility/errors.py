@@ -81,4 +81,3 @@ class Terminated(BaseException):
 # A signal's handler raises at the next bytecode, which can be inside such a `try`; were the
 # exception turned into a fallback or an error there, the command would run on or fail wrongly.
 NOT_NATIVE: tuple[type[BaseException], ...] = (KeyboardInterrupt, SystemExit, GeneratorExit, Terminated)
-

@@ -41,7 +41,7 @@ def offenders(result: ChunkResult, t: int, langs: list[str], lang_of_doc: np.nda
     if not flagged.any():
         return
     n = len(prof.codes)
-    char_of_byte = np.repeat(np.arange(n + 1, dtype=np.int64), np.append(np.diff(prof.char_starts), 1))
+    char_of_byte = prof.char_of_byte
     starts, ends = tokens.starts[flagged], tokens.ends[flagged]
     first = char_of_byte[starts]  # the character holding the token's first byte
     last = np.maximum(char_of_byte[ends] + (prof.char_starts[char_of_byte[ends]] != ends), first + 1)

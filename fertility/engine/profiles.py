@@ -22,6 +22,7 @@ import stat
 import tempfile
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +178,13 @@ class ChunkProfile:
     word_ends: np.ndarray
     word_doc: np.ndarray  # which text each word is in
     codes: np.ndarray  # code points of the concatenation
+
+    @cached_property
+    def char_of_byte(self) -> np.ndarray:
+        """Per byte offset (and the end): the character holding it; made on first use, once
+        per chunk whatever the number of tokenizers that map offsets through it."""
+        n = len(self.codes)
+        return np.repeat(np.arange(n + 1, dtype=np.int64), np.append(np.diff(self.char_starts), 1))
 
 
 def _cumulative(sizes: np.ndarray) -> np.ndarray:

@@ -28,12 +28,6 @@ from .profiles import CacheStats
 Key = tuple[int, str]  # (tokenizer index, language)
 
 
-def _add(a: dict, b: dict) -> dict:
-    out = dict(a)
-    _add_into(out, b)
-    return out
-
-
 def _add_into(out: dict, b: dict) -> None:
     """Add b's values into out, key by key (values are immutable sums: Counts and the like)."""
     for key, value in b.items():
@@ -82,33 +76,16 @@ class ChunkResult:
     fast_path: dict[int, FastPathStats] = field(default_factory=dict, compare=False)
 
     def merge(self, other: ChunkResult) -> ChunkResult:
-        pools = []
-        for mine, theirs in ((self.pretoken_pool, other.pretoken_pool), (self.token_pool, other.token_pool)):
-            merged = {key: dict(pool) for key, pool in mine.items()}
-            for key, pool in theirs.items():
-                target = merged.setdefault(key, {})
-                for example in pool.values():
-                    offer(target, example)
-                merged[key] = trim(target)
-            pools.append(merged)
-        return ChunkResult(
-            n_bytes=self.n_bytes + other.n_bytes, counts=_add(self.counts, other.counts),
-            offenders=_add(self.offenders, other.offenders), pretokens=_add(self.pretokens, other.pretokens),
-            pretoken_pool=pools[0], token_pool=pools[1],
-            normalization=_add(self.normalization, other.normalization),
-            tokens=_add(self.tokens, other.tokens), cache=self.cache + other.cache,
-            documents=other.documents if self.documents is None else
-            self.documents if other.documents is None else self.documents.merge(other.documents),
-            fast_path=_add(self.fast_path, other.fast_path))
+        """A new result holding both; neither is changed, and the new one shares no counter
+        with them (it is an empty result that absorbs one, then the other)."""
+        return ChunkResult().absorb(self).absorb(other)
 
     def absorb(self, other: ChunkResult) -> ChunkResult:
-        """`self.merge(other)` made in place, for a running total made empty and fed only by
-        `absorb` (what the executors keep): each chunk costs its own size, where `merge` copies
-        the total's token id tallies and offender counters every time (a hundred thousand ids
-        per language on a large corpus), a cost that grows with chunks times ids. Nothing of
-        `other` is kept by reference (its counters are copied when first seen), so `other`
-        stays as it was; a total made by `merge` may share counters with merge's inputs, so
-        it must not absorb."""
+        """Add `other` into this result, in place: what the executors do with each chunk's
+        result, so that each costs its own size (a new result per chunk would copy the total's
+        token id tallies and offender counters every time, a hundred thousand ids per language
+        on a large corpus). Nothing of `other` is kept by reference (its counters are copied
+        when first seen), so `other` stays as it was."""
         self.n_bytes += other.n_bytes
         _add_into(self.counts, other.counts)
         _add_into(self.pretokens, other.pretokens)

@@ -474,8 +474,10 @@ def test_continuation_tokens_of_tiled_tokens_are_counted_by_word(monkeypatch):
 
 def test_absorbing_chunk_results_equals_merging_them_and_leaves_them_as_they_were():
     """The executors add each chunk's result into their running total in place (`absorb`);
-    the total must equal the pure fold with `merge`, every field (token id tallies, offenders,
-    example pools, per-document rows), and the chunk results must not change."""
+    the total must equal the fold with `merge` (new results each time), every field (token id
+    tallies, offenders, example pools, per-document rows), and the chunk results must not
+    change: a counter shared by reference would be changed by the next chunk. That merging
+    any split gives the whole is test_merging_any_split_gives_the_whole."""
     import copy
     import dataclasses
 
