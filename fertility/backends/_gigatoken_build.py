@@ -113,7 +113,9 @@ def _build_hf(inner: Any) -> tuple[GigatokenIds, Any]:
         raise Unsupported(f"gigatoken refuses it ({str(err).splitlines()[0]})") from None
     from .vocabularies import byte_level_spelling
 
-    vocab = inner.tokenizer.get_vocab(with_added_tokens=False)
+    vocab = model.get("vocab")  # what the library's model holds (without added tokens), already parsed
+    if not isinstance(vocab, dict):
+        raise Unsupported("the model's vocab is not a token -> id table")
     strange = set("".join(vocab)) - byte_level_spelling().letters
     if strange:
         raise Unsupported(f"vocabulary entries hold {''.join(sorted(strange))[:10]!r}: not byte-level text")

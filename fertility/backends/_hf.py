@@ -102,6 +102,7 @@ class HFTokenizer(HFEncoding):
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
         self._unknown, self._byte, self._piece_bytes = _token_kinds(vocab, config)
+        self._ids = np.sort(np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab)))  # a second listing: 0.2 s
         self._byte_level = is_byte_level(config)  # for the vocabulary's listing, read from the config once
         self.path = path
         self.name = name or display_name(path)
@@ -111,7 +112,7 @@ class HFTokenizer(HFEncoding):
         return self._tokenizer
 
     def vocabulary(self) -> HFVocabulary:
-        return HFVocabulary(self._tokenizer, byte_level=self._byte_level)
+        return HFVocabulary(self._tokenizer, byte_level=self._byte_level, ids=self._ids)
 
     def pre_tokenizer(self) -> PreTokenizer | None:
         pre, normalizer = self._tokenizer.pre_tokenizer, self._tokenizer.normalizer

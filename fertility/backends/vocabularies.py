@@ -118,8 +118,10 @@ class HFVocabulary(Vocabulary):
     """A `tokenizers.Tokenizer`'s vocabulary, added tokens included; `byte_level`: whether its
     entries spell bytes in GPT-2's alphabet (the backend read that from the config on load)."""
 
-    def __init__(self, tokenizer, *, byte_level: bool):
-        self.tokenizer, self.byte_level = tokenizer, byte_level
+    def __init__(self, tokenizer, *, byte_level: bool, ids: Any = None):
+        """`ids`: every id of the vocabulary with its added tokens, sorted, where the loader has
+        already listed them (the library lists 128k entries in about 0.2 s)."""
+        self.tokenizer, self.byte_level, self._ids = tokenizer, byte_level, ids
 
     def entries(self) -> list[VocabEntry]:
         """Read from the live tokenizer's parts, never its whole serialization (1.8 s for
@@ -152,7 +154,8 @@ class HFVocabulary(Vocabulary):
         import numpy as np
 
         tokenizer = self.tokenizer
-        ids = np.sort(np.fromiter(tokenizer.get_vocab(with_added_tokens=True).values(), dtype=np.int64))
+        ids = self._ids if self._ids is not None else \
+            np.sort(np.fromiter(tokenizer.get_vocab(with_added_tokens=True).values(), dtype=np.int64))
         special = {index for index, token in tokenizer.get_added_tokens_decoder().items() if token.special}
         special.discard(_hf_unknown_id(tokenizer))
         return ids[~np.isin(ids, np.fromiter(special, dtype=np.int64, count=len(special)))] if special else ids
