@@ -247,6 +247,11 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     if sep and "/" not in scheme and "\\" not in scheme:
         raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
                              f"known: {', '.join(known_schemes())}")
+    from ._tiktoken import NAMED_ENCODINGS
+
+    if spec in NAMED_ENCODINGS:  # a tiktoken encoding name is not a model name: say the spec that loads it
+        raise TokenizerError(f"{spec}: no such file or directory; tiktoken's encoding of that name is the spec "
+                             f"tiktoken:{spec}")
     raise TokenizerError(f"{spec}: no such file or directory, and not a tokenizer spec "
                          f"(use scheme:reference with one of {', '.join(BACKENDS)}, "
                          f"or a baseline: {', '.join(BASELINES)})")

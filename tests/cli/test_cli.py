@@ -136,6 +136,7 @@ def _bad_inputs(tmp_path):
         "unknown format": (["-t", str(tmp_path / "junk.bin")], "unknown tokenizer format"),
         "corrupt tokenizer": (["-t", str(tmp_path / "broken.json")], "broken.json"),
         "unknown encoding": (["-t", "tiktoken:nope_base"], "unknown encoding"),
+        "encoding name without its scheme": (["-t", "cl100k_base"], "the spec tiktoken:cl100k_base"),
         "bad pattern": (["-t", str(real_file("gpt2.tiktoken")), "--pattern", "(unclosed"],
                         "neither a known pattern"),
     }
@@ -143,7 +144,8 @@ def _bad_inputs(tmp_path):
 
 @pytest.mark.parametrize("case", ["missing corpus", "non-utf8 corpus", "empty corpus", "no text files",
                                   "missing tokenizer", "unknown scheme", "unknown format",
-                                  "corrupt tokenizer", "unknown encoding", "bad pattern"])
+                                  "corrupt tokenizer", "unknown encoding", "encoding name without its scheme",
+                                  "bad pattern"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     args, message = _bad_inputs(tmp_path)[case]
     result = run("audit", *args)
