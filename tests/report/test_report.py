@@ -266,6 +266,27 @@ def test_report_of_two_saved_audits_compares_them(tmp_path):
     assert built.result.tokenizers == ("bytes", "cl100k_base")
 
 
+def test_report_of_saved_audits_keeps_each_tokenizers_ceiling_and_token_statistics(tmp_path):
+    """Two or three saved audits make one page as one audit of them all: the pre-tokenizer
+    ceiling chart and the Renyi efficiency column come from each file's own counts."""
+    corpus = pair_corpus(tmp_path / "c")
+    specs = {"a": CL100K, "b": str(real_file("gpt2.tiktoken")), "c": "bytes"}
+    for name, spec in specs.items():
+        assert run("audit", "-q", "-t", spec, "-f", "json", "-o", tmp_path / f"{name}.json", corpus).exit_code == 0
+    saved = {name: AuditResult.load(tmp_path / f"{name}.json") for name in specs}
+    expected = {(result.tokenizers[0], lang): n_chars / n_pretokens
+                for result in saved.values() for (_, lang), (n_chars, n_pretokens) in result.pretokens.items()}
+    assert len(expected) == 4  # cl100k and GPT-2 have a pre-tokenizer, bytes none
+    for names in ("ab", "abc"):
+        built = saved_report([tmp_path / f"{name}.json" for name in names])
+        drawn = {(v["tokenizer"], v["lang"]): v["chars_per_pretoken"] for v in values(charts_of(built)["ceiling"])}
+        assert drawn == pytest.approx(expected)
+        for name in names:
+            result = saved[name]
+            for (_, lang), stats in result.token_stats.items():
+                assert built.result.token_stats[(result.tokenizers[0], lang)] == stats
+
+
 def test_every_chart_compiles_to_vega(specs):
     import vl_convert
 
