@@ -45,7 +45,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--max-unknown-share", metavar="V|LANG=V,...", help="Maximum share of unknown tokens.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
 @click.option("--max-regression", type=options.NUMBER, help="Largest relative chars/token loss per language vs --baseline.")
-@click.option("--reference", help="Reference language for premiums (default eng_Latn).")
+@click.option("--reference", metavar="LANG", help="Reference language for premiums (default eng_Latn).")
 @click.option("--parallel", is_flag=True, default=None, help=PARALLEL_HELP + " Key: parallel = true.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "

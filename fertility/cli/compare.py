@@ -28,7 +28,8 @@ from .common import (
 @click.argument("b")
 @click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--per-file", is_flag=True, help="One document per file instead of per line.")
-@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
+              help="Reference language for premiums.")
 @click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,

@@ -185,6 +185,22 @@ def test_every_command_has_help_and_is_in_the_readme():
         assert f"fertility {name}" in readme
 
 
+def test_an_option_several_commands_share_reads_the_same_in_every_help():
+    """`--reference LANG` in audit, `--reference TEXT` in compare/check/retrain/extend told a
+    newcomer nothing of what to write; only --format's choices differ, by command."""
+    import click
+
+    shown: dict[str, dict[str, list[str]]] = {}
+    for name, command in cli.commands.items():
+        context = click.Context(command, info_name=name)
+        for param in command.params:
+            record = param.get_help_record(context) if isinstance(param, click.Option) else None
+            if record is not None and param.opts[-1] != "--format":
+                shown.setdefault(param.opts[-1], {}).setdefault(record[0], []).append(name)
+    assert {option: forms for option, forms in shown.items() if len(forms) > 1} == {}
+    assert set(shown["--reference"]) == {"--reference LANG"}
+
+
 def test_installed_command_runs_in_a_subprocess(tmp_path):
     exe = shutil.which("fertility")
     if exe is None:
