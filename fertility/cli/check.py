@@ -102,7 +102,8 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
         bundle()  # vl-convert-python is there, before the audit
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
-    config = parse_config(table, source=source)
+    config = parse_config(table, source=source,
+                          from_options=frozenset(key for key, value in overrides.items() if value is not None))
     report = run_gate(config, jobs=jobs)
     if fmt == "html":
         from fertility.report.contents import gate_report
