@@ -322,6 +322,9 @@ CONFIG_ERRORS = {
     "reference not in corpus": (BASE + 'reference = "fra_Latn"\nmax_premium = 3\n',
                                 "reference language fra_Latn is not in the corpus"),
     "invalid TOML": (BASE + "min_chars_per_token = \n", "invalid TOML"),
+    "pyproject's table in fertility.toml": ("[tool.fertility]\n" + BASE + "min_chars_per_token = 1\n",
+                                            ("fertility.toml: a [tool.fertility] table is read from pyproject.toml "
+                                             "only; in fertility.toml, write its keys at the top level")),
     "no thresholds": (BASE, "no thresholds configured"),
     "missing baseline file": (BASE + 'baseline = "nope.json"\n', "nope.json: not a fertility audit JSON"),
     "unknown tokenizer": ('tokenizer = "foo:bar"\ncorpus = "corpus"\nmin_chars_per_token = 1\n',

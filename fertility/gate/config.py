@@ -93,6 +93,10 @@ def load_config(path: Path) -> tuple[dict, str]:
             raise UsageError(f"{path}: [tool.fertility] must be a table of settings, not "
                              f"{type(table).__name__} ({table!r:.40})")
         return table, f"{path} [tool.fertility]"
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "fertility" in tool:  # pyproject's layout copied into another file
+        raise UsageError(f"{path}: a [tool.fertility] table is read from pyproject.toml only; in {path.name}, "
+                         "write its keys at the top level (without the [tool.fertility] line)")
     return data, str(path)
 
 
