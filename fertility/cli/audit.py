@@ -101,7 +101,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
-    fmt = resolve_format(fmt)
+    fmt = resolve_format(fmt, output)
     refuse_inputs_as_outputs([*tokenizer_inputs(tokenizers or DEFAULT_TOKENIZERS), *corpus_inputs(corpus),
                               *cache_input(not no_cache)], [Output("-o", output)])
     output = output_target(output, force=force)
@@ -139,7 +139,7 @@ def merge(parts, partial, fmt, output, force):
     """
     from fertility.results.model import AuditResult
     from fertility.results.shards import merge as merge_parts
-    fmt = resolve_format(fmt)
+    fmt = resolve_format(fmt, output)
     refuse_inputs_as_outputs([Input("PARTS", path) for path in parts], [Output("-o", output)])
     output = output_target(output, force=force)
     loaded = [AuditResult.load(path) for path in parts]

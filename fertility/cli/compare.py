@@ -49,7 +49,7 @@ def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, qui
     from fertility.compare import run as run_compare
     from fertility.report import compare_tables as render_compare
 
-    fmt = resolve_format(fmt)
+    fmt = resolve_format(fmt, output)
     refuse_inputs_as_outputs([*tokenizer_inputs([a], "A"), *tokenizer_inputs([b], "B"), *corpus_inputs(corpus),
                               *cache_input()], [Output("-o", output)])
     output = output_target(output, force=force)

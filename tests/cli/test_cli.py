@@ -109,6 +109,26 @@ def test_output_file_is_written_and_never_overwritten(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_an_output_named_for_another_format_is_written_as_chosen_with_a_warning(tmp_path):
+    """`-o audit.json` without `-f json` wrote the text table into audit.json in silence (then
+    `check --baseline audit.json` refused it); the suffix never picks the format, it warns."""
+    corpus = str(tiny_corpus(tmp_path / "c"))
+    out = tmp_path / "audit.json"
+    result = run("audit", "-q", "-t", "bytes", "-o", str(out), corpus)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"fertility: warning: {out}: written as table (the default format); "
+                                    "for json, pass -f json\n")
+    assert out.read_text(encoding="utf-8").lstrip().startswith("fertility audit")
+    for args, env in ((["-f", "json"], {}), ([], {"FERTILITY_FORMAT": "json"})):
+        again = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", "-o", str(out), "--force", *args, corpus],
+                                   env={"COLUMNS": "200", "NO_COLOR": "1", **env})
+        assert again.exit_code == 0 and "warning" not in again.stderr, again.stderr
+        assert json.loads(out.read_text(encoding="utf-8"))["rows"]
+    csv = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", "-o", str(tmp_path / "a.csv"), corpus],
+                             env={"FERTILITY_FORMAT": "markdown"})
+    assert "written as markdown ($FERTILITY_FORMAT); for csv, pass -f csv" in csv.stderr
+
+
 def test_same_tokenizer_file_twice_gets_distinct_labels(tmp_path):
     corpus = str(tiny_corpus(tmp_path / "c"))
     copy = tmp_path / "copy"
