@@ -24,6 +24,7 @@ from .common import (
     progress_bars,
     resolve_format,
     tokenizer_inputs,
+    warn_of_suffix,
 )
 
 
@@ -101,10 +102,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
-    fmt = resolve_format(fmt, output)
+    given_format, fmt = fmt is not None, resolve_format(fmt)
     refuse_inputs_as_outputs([*tokenizer_inputs(tokenizers or DEFAULT_TOKENIZERS), *corpus_inputs(corpus),
                               *cache_input(not no_cache)], [Output("-o", output)])
     output = output_target(output, force=force)
+    warn_of_suffix(output, fmt, given=given_format)
     if fmt == "html":
         from fertility.report.html import bundle
         bundle()  # vl-convert-python is there, before the work
@@ -139,9 +141,10 @@ def merge(parts, partial, fmt, output, force):
     """
     from fertility.results.model import AuditResult
     from fertility.results.shards import merge as merge_parts
-    fmt = resolve_format(fmt, output)
+    given_format, fmt = fmt is not None, resolve_format(fmt)
     refuse_inputs_as_outputs([Input("PARTS", path) for path in parts], [Output("-o", output)])
     output = output_target(output, force=force)
+    warn_of_suffix(output, fmt, given=given_format)
     loaded = [AuditResult.load(path) for path in parts]
     result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
     if missing:

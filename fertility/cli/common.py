@@ -82,30 +82,34 @@ def hub_options(command):
                              "local cache only (as HF_HUB_OFFLINE=1).")(run)
 
 
-# what a file name promises; -o audit.json without -f json wrote the text table into it
-SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".html": "html", ".htm": "html"}
-
-
-def resolve_format(fmt: str | None, output: Path | None = None) -> str:
-    """--format, else $FERTILITY_FORMAT (checked, since click does not see it), else table. When
-    the format was not given and `output`'s suffix names another one, say so (the file is still
-    written as chosen: a suffix never decides)."""
+def resolve_format(fmt: str | None) -> str:
+    """--format, else $FERTILITY_FORMAT (checked, since click does not see it), else table."""
     if fmt:
         return fmt
     value = os.environ.get("FERTILITY_FORMAT") or "table"
     if value not in FORMATS:
         raise OutputError(f"FERTILITY_FORMAT={value!r} is not a format; "
                           f"choose one of {', '.join(FORMATS)}")
-    promised = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
-    if promised is not None and promised != value and promised in FORMATS:
-        import warnings
-
-        from fertility.errors import FertilityWarning
-
-        chosen_by = "$FERTILITY_FORMAT" if os.environ.get("FERTILITY_FORMAT") else "the default format"
-        warnings.warn(f"{output}: written as {value} ({chosen_by}); for {promised}, pass -f {promised}",
-                      FertilityWarning, stacklevel=2)
     return value
+
+
+# what a file name promises; -o audit.json without -f json wrote the text table into it
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".html": "html", ".htm": "html"}
+
+
+def warn_of_suffix(output: Path | None, fmt: str, *, given: bool) -> None:
+    """When -f was not given and the output file's suffix names another format than the one
+    used, say so once the output is known to be written (a suffix never picks the format)."""
+    promised = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
+    if given or promised is None or promised == fmt or promised not in FORMATS:
+        return
+    import warnings
+
+    from fertility.errors import FertilityWarning
+
+    chosen_by = "$FERTILITY_FORMAT" if os.environ.get("FERTILITY_FORMAT") else "the default format"
+    warnings.warn(f"{output}: written as {fmt} ({chosen_by}); for {promised}, pass -f {promised}",
+                  FertilityWarning, stacklevel=2)
 
 
 def tokenizer_inputs(specs, option: str = "-t") -> list[Input]:
