@@ -61,7 +61,8 @@ from .common import (
               help="Language premiums are measured against.")
 @click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--mix", metavar="LANG=SHARE,...",
-              help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3) for the token budget.")
+              help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3; scaled to sum 1) for the "
+                   "token budget.")
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
