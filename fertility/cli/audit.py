@@ -119,6 +119,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
                            scheduler=scheduler, frames=fmt != "json", parallel=parallel,
                            exact_library=exact_library)
+    if not findings and result.parallel.parallel and reference not in result.scripts:
+        # with findings, the no-reference finding says it; without, the premium columns were
+        # empty with no word of why (a misspelled --reference, or a corpus without English)
+        warnings.warn(f"--reference {reference} is not in the corpus, so there are no premiums; choose one of "
+                      f"{', '.join(sorted(result.scripts))}", FertilityWarning, stacklevel=1)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 

@@ -129,6 +129,22 @@ def test_an_output_named_for_another_format_is_written_as_chosen_with_a_warning(
     assert "written as markdown ($FERTILITY_FORMAT); for csv, pass -f csv" in csv.stderr
 
 
+def test_a_reference_not_in_the_corpus_is_said_without_findings_too():
+    """The no-reference finding said why the premiums were empty; with --no-findings nothing did."""
+    langs = ("amh_Ethi, arb_Arab, ben_Beng, deu_Latn, eng_Latn, hin_Deva, jpn_Jpan, kor_Hang, rus_Cyrl, spa_Latn, "
+             "swh_Latn, tam_Taml, tha_Thai, zho_Hans")
+    quiet = run("audit", "-q", "-t", "bytes", "--no-findings", "--reference", "eng_latn", "-f", "csv")
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stderr == (f"fertility: warning: --reference eng_latn is not in the corpus, so there are no premiums; "
+                            f"choose one of {langs}\n")
+    assert all(row.endswith(",,,") for row in quiet.stdout.splitlines()[1:])  # the three premium columns, empty
+    diagnosed = run("audit", "-q", "-t", "bytes", "--reference", "eng_latn", "-f", "json")
+    assert diagnosed.exit_code == 0 and diagnosed.stderr == ""
+    assert [f["code"] for f in json.loads(diagnosed.stdout)["findings"]].count("no-reference") == 1
+    fine = run("audit", "-q", "-t", "bytes", "--no-findings", "-f", "csv")
+    assert fine.exit_code == 0 and fine.stderr == ""
+
+
 def test_same_tokenizer_file_twice_gets_distinct_labels(tmp_path):
     corpus = str(tiny_corpus(tmp_path / "c"))
     copy = tmp_path / "copy"
