@@ -282,6 +282,25 @@ def test_max_regression_without_baseline_is_a_config_error(tmp_path, monkeypatch
     assert "needs a baseline" in one_line(result, 2)
 
 
+def test_a_value_the_command_line_set_is_blamed_on_its_option_not_on_the_file(tmp_path, monkeypatch):
+    """With a config file present, `--min-chars-per-token ben=3` named the file as holding the
+    unknown language; the user would search a file that does not hold it."""
+    monkeypatch.chdir(make_project(tmp_path, BASE + "min_chars_per_token = 1\n", name="fertility.toml"))
+    from_option = one_line(run("check", "--min-chars-per-token", "ben=3"), 2)
+    assert from_option == ("fertility: error: --min-chars-per-token: min_chars_per_token names languages not in the "
+                           "corpus: ben (the corpus has ben_Beng, eng_Latn)\n")
+    from_file = one_line(run("check", "--min-chars-per-token", "0.5", "--config", _with(tmp_path, "[max_premium]\nben = 2\n")), 2)
+    assert from_file.startswith("fertility: error: ") and "extra.toml: max_premium names languages not in" in from_file
+    regression = one_line(run("check", "--max-regression", "0.02"), 2)
+    assert regression.startswith("fertility: error: --max-regression: max_regression needs a baseline audit JSON")
+
+
+def _with(folder: Path, more: str) -> Path:
+    path = folder / "extra.toml"
+    path.write_text(BASE + more, encoding="utf-8")
+    return path
+
+
 # --- 4. every exit code on purpose ----------------------------------------------------------
 
 BASE = 'tokenizer = "bytes"\ncorpus = "corpus"\n'
@@ -303,6 +322,9 @@ CONFIG_ERRORS = {
     "reference not in corpus": (BASE + 'reference = "fra_Latn"\nmax_premium = 3\n',
                                 "reference language fra_Latn is not in the corpus"),
     "invalid TOML": (BASE + "min_chars_per_token = \n", "invalid TOML"),
+    "pyproject's table in fertility.toml": ("[tool.fertility]\n" + BASE + "min_chars_per_token = 1\n",
+                                            ("fertility.toml: a [tool.fertility] table is read from pyproject.toml "
+                                             "only; in fertility.toml, write its keys at the top level")),
     "no thresholds": (BASE, "no thresholds configured"),
     "missing baseline file": (BASE + 'baseline = "nope.json"\n', "nope.json: not a fertility audit JSON"),
     "unknown tokenizer": ('tokenizer = "foo:bar"\ncorpus = "corpus"\nmin_chars_per_token = 1\n',

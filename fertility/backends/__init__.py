@@ -183,10 +183,15 @@ def load_tokenizer(spec: str, *, pattern: str | None = None, normalize: str | No
     form = check_form(normalize)
     if spec in BASELINES:  # baselines measure the raw text's own units
         return _resolve(BASELINES[spec])()
+    from .named import Described
+
     tokenizer = _load_spec(spec, pattern)
     seen_as = effective_form(tokenizer, form)
     off = "--exact-library" if exact_library else \
         f"the text is normalized ({seen_as.upper()}) before the model" if seen_as else None
+    if isinstance(tokenizer, Described):  # a model alias or hub id: the fast path sees the backend it names
+        return apply(Described(with_fast_path(tokenizer.inner, off=off), name=tokenizer.name, extra=tokenizer.extra),
+                     form)
     return apply(with_fast_path(tokenizer, off=off), form)
 
 
@@ -247,6 +252,11 @@ def _load_spec(spec: str, pattern: str | None) -> Tokenizer:
     if sep and "/" not in scheme and "\\" not in scheme:
         raise TokenizerError(f"{spec}: unknown tokenizer scheme {scheme!r}; "
                              f"known: {', '.join(known_schemes())}")
+    from ._tiktoken import NAMED_ENCODINGS
+
+    if spec in NAMED_ENCODINGS:  # a tiktoken encoding name is not a model name: say the spec that loads it
+        raise TokenizerError(f"{spec}: no such file or directory; tiktoken's encoding of that name is the spec "
+                             f"tiktoken:{spec}")
     raise TokenizerError(f"{spec}: no such file or directory, and not a tokenizer spec "
                          f"(use scheme:reference with one of {', '.join(BACKENDS)}, "
                          f"or a baseline: {', '.join(BASELINES)})")

@@ -2,9 +2,10 @@
 
 Every id is read back as the bytes it stands for. Entries that are not whole UTF-8 text are
 `undecodable` (byte-level fragments, byte-fallback pieces); special and control tokens are
-kept apart. A decodable entry belongs to the one script of its letters (`\\p{Script=...}`, via
-the `regex` module); no letters is `Zyyy` (Common: digits, punctuation, spaces); letters of
-two scripts is `mixed`. Where the model can tell (tiktoken's BPE), an entry is `unreachable`
+kept apart. A decodable entry belongs to the one script of its characters other than Common and
+Inherited ones (`\\p{Script=...}`, via the `regex` module): letters, and a script's own marks and
+digits (a Bengali vowel sign alone is Beng); none such is `Zyyy` (spaces, punctuation, ASCII
+digits); two scripts is `mixed`. Where the model can tell (tiktoken's BPE), an entry is `unreachable`
 when encoding its own text does not give it back (Land & Bartolo 2024 use the same test).
 """
 
@@ -53,7 +54,8 @@ class VocabAllocation:
 
 
 def script_of(text: str) -> str:
-    """The one script of the letters in `text`: a code like Beng, Zyyy (none), or mixed."""
+    """The one script of the characters in `text` other than Common and Inherited ones (letters,
+    a script's marks and digits): a code like Beng, Zyyy (none), or mixed."""
     found = {match.lastgroup for match in _SCRIPT.finditer(text)} - {COMMON}
     if not found:
         return COMMON

@@ -24,6 +24,7 @@ from .common import (
     progress_bars,
     resolve_format,
     tokenizer_inputs,
+    warn_of_suffix,
 )
 
 
@@ -60,7 +61,8 @@ from .common import (
               help="Language premiums are measured against.")
 @click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--mix", metavar="LANG=SHARE,...",
-              help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3) for the token budget.")
+              help="Content shares of your data mix (e.g. ben_Beng=0.7,eng_Latn=0.3; scaled to sum 1) for the "
+                   "token budget.")
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Diagnose: premiums, budget, pre-tokenizer ceiling, grapheme cuts, coverage, normalization.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
@@ -101,10 +103,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
     findings = findings and shard is None
     read_options = ReadOptions(text_field=text_field, lang_field=lang_field,
                                skip_bad_records=skip_bad_records, stdin_lang=stdin_lang)
-    fmt = resolve_format(fmt)
+    given_format, fmt = fmt is not None, resolve_format(fmt)
     refuse_inputs_as_outputs([*tokenizer_inputs(tokenizers or DEFAULT_TOKENIZERS), *corpus_inputs(corpus),
                               *cache_input(not no_cache)], [Output("-o", output)])
     output = output_target(output, force=force)
+    warn_of_suffix(output, fmt, given=given_format)
     if fmt == "html":
         from fertility.report.html import bundle
         bundle()  # vl-convert-python is there, before the work
@@ -116,6 +119,11 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
                            scheduler=scheduler, frames=fmt != "json", parallel=parallel,
                            exact_library=exact_library)
+    if not findings and result.parallel.parallel and reference not in result.scripts:
+        # with findings, the no-reference finding says it; without, the premium columns were
+        # empty with no word of why (a misspelled --reference, or a corpus without English)
+        warnings.warn(f"--reference {reference} is not in the corpus, so there are no premiums; choose one of "
+                      f"{', '.join(sorted(result.scripts))}", FertilityWarning, stacklevel=1)
     emit(fmt, output, force, result=result, findings=findings, by=by)
 
 
@@ -139,9 +147,10 @@ def merge(parts, partial, fmt, output, force):
     """
     from fertility.results.model import AuditResult
     from fertility.results.shards import merge as merge_parts
-    fmt = resolve_format(fmt)
+    given_format, fmt = fmt is not None, resolve_format(fmt)
     refuse_inputs_as_outputs([Input("PARTS", path) for path in parts], [Output("-o", output)])
     output = output_target(output, force=force)
+    warn_of_suffix(output, fmt, given=given_format)
     loaded = [AuditResult.load(path) for path in parts]
     result, missing = merge_parts(loaded, [str(p) for p in parts], partial=partial)
     if missing:

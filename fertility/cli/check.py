@@ -45,7 +45,7 @@ def _limits(text: str | None, option: str) -> dict[str, float] | None:
 @click.option("--max-unknown-share", metavar="V|LANG=V,...", help="Maximum share of unknown tokens.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Audit JSON to compare against.")
 @click.option("--max-regression", type=options.NUMBER, help="Largest relative chars/token loss per language vs --baseline.")
-@click.option("--reference", help="Reference language for premiums (default eng_Latn).")
+@click.option("--reference", metavar="LANG", help="Reference language for premiums (default eng_Latn).")
 @click.option("--parallel", is_flag=True, default=None, help=PARALLEL_HELP + " Key: parallel = true.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
               help="Unicode normalization before tokenizing (chars and bytes stay the raw text's). "
@@ -102,7 +102,8 @@ def check(config_path, tokenizer, corpus, min_chars_per_token, max_premium, max_
         bundle()  # vl-convert-python is there, before the audit
     if path is None and not tokenizer:
         raise UsageError("nothing to check: no fertility.toml or [tool.fertility] here and no -t SPEC")
-    config = parse_config(table, source=source)
+    config = parse_config(table, source=source,
+                          from_options=frozenset(key for key, value in overrides.items() if value is not None))
     report = run_gate(config, jobs=jobs)
     if fmt == "html":
         from fertility.report.contents import gate_report

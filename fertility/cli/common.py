@@ -93,6 +93,25 @@ def resolve_format(fmt: str | None) -> str:
     return value
 
 
+# what a file name promises; -o audit.json without -f json wrote the text table into it
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".html": "html", ".htm": "html"}
+
+
+def warn_of_suffix(output: Path | None, fmt: str, *, given: bool) -> None:
+    """When -f was not given and the output file's suffix names another format than the one
+    used, say so once the output is known to be written (a suffix never picks the format)."""
+    promised = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
+    if given or promised is None or promised == fmt or promised not in FORMATS:
+        return
+    import warnings
+
+    from fertility.errors import FertilityWarning
+
+    chosen_by = "$FERTILITY_FORMAT" if os.environ.get("FERTILITY_FORMAT") else "the default format"
+    warnings.warn(f"{output}: written as {fmt} ({chosen_by}); for {promised}, pass -f {promised}",
+                  FertilityWarning, stacklevel=2)
+
+
 def tokenizer_inputs(specs, option: str = "-t") -> list[Input]:
     return [Input(option, spec_path(spec)) for spec in specs if spec]
 

@@ -19,6 +19,7 @@ from .common import (
     progress_bars,
     resolve_format,
     tokenizer_inputs,
+    warn_of_suffix,
     write_or_echo,
 )
 
@@ -28,7 +29,8 @@ from .common import (
 @click.argument("b")
 @click.argument("corpus", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--per-file", is_flag=True, help="One document per file instead of per line.")
-@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
+              help="Reference language for premiums.")
 @click.option("--parallel", is_flag=True, help=PARALLEL_HELP)
 @click.option("--pattern", metavar="NAME|REGEX", help="Split pattern for unknown .tiktoken files.")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default=None,
@@ -48,10 +50,11 @@ def compare(a, b, corpus, per_file, reference, parallel, pattern, normalize, qui
     from fertility.compare import run as run_compare
     from fertility.report import compare_tables as render_compare
 
-    fmt = resolve_format(fmt)
+    given_format, fmt = fmt is not None, resolve_format(fmt)
     refuse_inputs_as_outputs([*tokenizer_inputs([a], "A"), *tokenizer_inputs([b], "B"), *corpus_inputs(corpus),
                               *cache_input()], [Output("-o", output)])
     output = output_target(output, force=force)
+    warn_of_suffix(output, fmt, given=given_format)
     with progress_bars(not quiet) as progress:
         comparison = run_compare(a, b, list(corpus), per_file=per_file, reference=reference, pattern=pattern,
                                  normalize=normalize, progress=progress, parallel=parallel, jobs=jobs)

@@ -15,7 +15,7 @@ from .common import write_or_echo
 @click.argument("audits", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the page here (`-`: stdout).")
 @click.option("--force", is_flag=True, help="Overwrite --output (and the figures in --figures) if they exist.")
-@click.option("--mix", metavar="LANG=SHARE,...", help="Content shares of your data mix, for the budget chart.")
+@click.option("--mix", metavar="LANG=SHARE,...", help="Content shares of your data mix (scaled to sum 1), for the budget chart.")
 @click.option("--figures", type=click.Path(path_type=Path), metavar="DIR",
               help="Also write each chart as SVG and PNG into this folder, for papers.")
 def report(audits, output, force, mix, figures):

@@ -39,7 +39,10 @@ def show(tokenizers, text, file, pattern):
     for given in tokenizers or DEFAULT_TOKENIZERS:
         name, spec = split_name(given)
         tokenizer = load_tokenizer(spec, pattern=pattern, exact_library=True)  # the library's own tokens
-        console.print(render_shown(name or tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color))
+        # soft_wrap: a drawing cut into lines at the console's width (80 columns off a terminal)
+        # would put line breaks between tokens that are not in the text
+        console.print(render_shown(name or tokenizer.name, show_tokens(tokenizer, text), color=not console.no_color),
+                      soft_wrap=True)
 
 
 @click.command("tokenizers")

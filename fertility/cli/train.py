@@ -66,7 +66,8 @@ from .common import cache_input, corpus_inputs, emit, resolve_format, stderr_con
               help="Two stages: stage one as without it, then this share of the vocabulary learned across the "
                    "spaces between words (never across sentence ends or lines), with the same trainer "
                    f"[alone: {DEFAULT_SUPERWORDS}].")
-@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
+              help="Reference language for premiums.")
 @click.option("--seed", type=options.SEED, default=0, show_default=True, help="Seed for fractional sampling weights.")
 @click.option("--per-file", is_flag=True, help="One training document per file instead of per line.")
 @click.option("--compare-with", metavar="[NAME=]SPEC", help="Audit this tokenizer beside the new one.")
@@ -148,7 +149,8 @@ def retrain(corpus, vocab_size, out_dir, units, train_pattern, baseline_pattern,
 @click.option("--held-out", type=click.Path(path_type=Path), multiple=True,
               help="Corpus for the before/after audit and the changed-lines report "
                    "(default: the bundled parallel samples).")
-@click.option("--reference", default="eng_Latn", show_default=True, help="Reference language for premiums.")
+@click.option("--reference", default="eng_Latn", show_default=True, metavar="LANG",
+              help="Reference language for premiums.")
 @click.option("--force", is_flag=True, help="Replace tokenizer.json and training.json in the output folder.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), help="Format of the before/after audit.")

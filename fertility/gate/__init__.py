@@ -53,7 +53,8 @@ def run_gate(config: GateConfig, *, keep: list | None = None, jobs: int | None =
     for key, per_lang in limits.items():
         unknown = sorted(set(per_lang) - set(counts) - {"*"})
         if unknown:
-            raise UsageError(f"{config.source}: {key} names languages not in the corpus: {', '.join(unknown)}")
+            raise UsageError(f"{config.where(key)}: {key} names languages not in the corpus: {', '.join(unknown)} "
+                             f"(the corpus has {', '.join(sorted(counts))})")
     checks: list[Check] = []
     measured_as = {"min_chars_per_token": "chars_per_token", "max_grapheme_cut_share": "grapheme_cut_share",
                    "max_unknown_share": "unknown_share"}  # threshold -> ratio of results.ratios

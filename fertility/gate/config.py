@@ -34,6 +34,16 @@ class GateConfig:
     limits: dict[str, dict[str, float]] | None = None  # threshold -> {lang or "*": limit}
     source: str = "options"
     parallel: bool = False  # the user states that line i is the same content in every language
+    from_options: frozenset[str] = frozenset()  # keys the command line set over the file
+
+    def where(self, key: str) -> str:
+        """Who set `key`, for a message about it: its option when the command line gave it (a
+        file's name would send the user to a file that does not hold the value), else the file."""
+        return _where(key, self.source, self.from_options)
+
+
+def _where(key: str, source: str, from_options: frozenset[str]) -> str:
+    return f"--{key.replace('_', '-')}" if key in from_options else source
 
 
 # Where each threshold means something: (low, high, low_open, high_open, what it is). NaN and
@@ -83,6 +93,10 @@ def load_config(path: Path) -> tuple[dict, str]:
             raise UsageError(f"{path}: [tool.fertility] must be a table of settings, not "
                              f"{type(table).__name__} ({table!r:.40})")
         return table, f"{path} [tool.fertility]"
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "fertility" in tool:  # pyproject's layout copied into another file
+        raise UsageError(f"{path}: a [tool.fertility] table is read from pyproject.toml only; in {path.name}, "
+                         "write its keys at the top level (without the [tool.fertility] line)")
     return data, str(path)
 
 
@@ -139,8 +153,9 @@ def listed_corpora(table: dict) -> list[str]:
     return [c for c in listed if isinstance(c, str)]
 
 
-def parse_config(table: dict, *, source: str) -> GateConfig:
-    """Validate keys and types: a typo or a wrong type is a configuration error."""
+def parse_config(table: dict, *, source: str, from_options: frozenset[str] = frozenset()) -> GateConfig:
+    """Validate keys and types: a typo or a wrong type is a configuration error (`from_options`:
+    the keys the command line set, named by their option in messages)."""
     for key in table:
         if key not in KEYS:
             raise UsageError(f"{source}: unknown key {key!r}{_suggest(key)}")
@@ -168,7 +183,8 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
         regression = threshold(regression, key="max_regression", where=f"{source}: max_regression")
     baseline = _typed(table, "baseline", str, source, "a path to an audit JSON (a string)")
     if regression is not None and baseline is None:
-        raise UsageError(f"{source}: max_regression needs a baseline audit JSON (key 'baseline')")
+        raise UsageError(f"{_where('max_regression', source, from_options)}: max_regression needs a baseline "
+                         "audit JSON (--baseline, or the key 'baseline')")
     return GateConfig(tokenizer=tokenizer, corpus=corpus,
                       per_file=_typed(table, "per_file", bool, source, "true or false") or False,
                       reference=_typed(table, "reference", str, source, "a language key (a string)") or "eng_Latn",
@@ -176,4 +192,5 @@ def parse_config(table: dict, *, source: str) -> GateConfig:
                       normalize=_typed(table, "normalize", str, source, "nfc, nfkc or none (a string)"),
                       baseline=baseline, max_regression=float(regression) if regression is not None else None,
                       limits=limits, source=source,
-                      parallel=_typed(table, "parallel", bool, source, "true or false") or False)
+                      parallel=_typed(table, "parallel", bool, source, "true or false") or False,
+                      from_options=from_options)

@@ -251,8 +251,8 @@ def vocabulary(allocations: Mapping[str, Mapping[str, Any]], *, top: int = 12) -
         parts += [("undecodable bytes", entry.get("n_undecodable", 0))]
         values += [{"tokenizer": tokenizer, "script": s, "entries": n, "share": n / entry["size"]}
                    for s, n in parts if n]
-    return _base("Vocabulary by script", "entries per Unicode script of their letters (Zyyy: digits, "
-                 "punctuation, spaces)", _records(values), height={"step": 28},
+    return _base("Vocabulary by script", "entries per Unicode script of their letters, marks and digits "
+                 "(Zyyy: none of these, as spaces, punctuation, ASCII digits)", _records(values), height={"step": 28},
                  mark={"type": "bar", "tooltip": True},
                  encoding={"y": {"field": "tokenizer", "type": "nominal", "title": None, "axis": {"labelLimit": 320}},
                            "x": {"field": "share", "type": "quantitative", "stack": "normalize",

@@ -196,6 +196,17 @@ def combined(result_a: AuditResult, result_b: AuditResult, a: str, b: str) -> Au
                                                         b: result_b.signature.tokenizers[old_b]},
                         extra={**result_a.signature.extra,
                                "parallel": shared_parallelism(result_a, result_b).to_dict()})
+    def relabelled(by_key: dict, old: str, new: str) -> dict:
+        return {(new, lang): value for (name, lang), value in by_key.items() if name == old}
+
+    # everything per tokenizer that the page draws: the ceiling chart (pre-tokens), the
+    # Renyi efficiency column (token statistics), the tokens never produced
     return AuditResult(signature=signature, tokenizers=(a, b), scripts=dict(result_a.scripts), counts=counts,
                        findings=findings, diagnosed=result_a.has_findings and result_b.has_findings,
-                       reference=result_a.reference, vocabularies=vocabularies)
+                       reference=result_a.reference, vocabularies=vocabularies,
+                       token_stats={**relabelled(result_a.token_stats, old_a, a),
+                                    **relabelled(result_b.token_stats, old_b, b)},
+                       unseen_tokens={**({a: result_a.unseen_tokens[old_a]} if old_a in result_a.unseen_tokens else {}),
+                                      **({b: result_b.unseen_tokens[old_b]} if old_b in result_b.unseen_tokens else {})},
+                       pretokens={**relabelled(result_a.pretoken_counts, old_a, a),
+                                  **relabelled(result_b.pretoken_counts, old_b, b)})

@@ -168,7 +168,7 @@ def combined(paths: Sequence[Path]) -> AuditResult:
     entries = labels(loaded)
     results = [result for _, result in loaded]
     first = results[0]
-    counts, findings, vocabularies, token_stats, unseen = {}, [], {}, {}, {}
+    counts, findings, vocabularies, token_stats, unseen, pretokens = {}, [], {}, {}, {}, {}
     tokenizers_info = {}
     for label, _, result, name in entries:
         counts.update({(label, lang): c for (t, lang), c in result.counts.items() if t == name})
@@ -178,13 +178,15 @@ def combined(paths: Sequence[Path]) -> AuditResult:
         token_stats.update({(label, lang): v for (t, lang), v in result.token_stats.items() if t == name})
         if name in result.unseen_tokens:
             unseen[label] = result.unseen_tokens[name]
+        pretokens.update({(label, lang): v for (t, lang), v in result.pretoken_counts.items() if t == name})
         tokenizers_info[label] = result.signature.tokenizers[name]
     signature = Signature.from_dict({**first.signature.to_dict(), "tokenizers": tokenizers_info,
                                      "parallel": shared_parallelism(results).to_dict()})
     return AuditResult(signature=signature, tokenizers=tuple(label for label, *_ in entries),
                        scripts=dict(first.scripts), counts=counts, findings=tuple(findings),
                        diagnosed=all(r.has_findings for r in results), reference=first.reference,
-                       vocabularies=vocabularies, token_stats=token_stats, unseen_tokens=unseen)
+                       vocabularies=vocabularies, token_stats=token_stats, unseen_tokens=unseen,
+                       pretokens=pretokens)
 
 
 __all__ = ["LEADERBOARD_FORMATS", "Leaderboard", "Standing", "build", "combined", "load_audits"]

@@ -68,10 +68,10 @@ def render_shown(name: str, shown: Shown, *, color: bool = True) -> Text:
     n_cuts, n_unknown = sum(shown.cuts), sum(shown.unknown)
     out = Text()
     out.append(f"{name}: ", style="bold")
-    out.append(f"{len(shown.pieces)} tokens, {shown.n_chars} chars "
+    out.append(f"{len(shown.pieces):,} tokens, {shown.n_chars:,} chars "
                f"({shown.n_chars / len(shown.pieces):.2f} chars/token), "
-               f"{n_cuts} of {len(shown.cuts)} boundaries inside a grapheme ({CUT})"
-               + (f", {n_unknown} unknown {UNKNOWN.format('…')}: text lost" if n_unknown else "") + "\n"
+               f"{n_cuts:,} of {len(shown.cuts):,} boundaries inside a grapheme ({CUT})"
+               + (f", {n_unknown:,} unknown {UNKNOWN.format('…')}: text lost" if n_unknown else "") + "\n"
                if shown.pieces else "0 tokens\n")
     out.append("  tokens:      ")
     out.append_text(_line(shown.pieces, shown.cuts, color=color, unknown=shown.unknown))
@@ -79,8 +79,8 @@ def render_shown(name: str, shown: Shown, *, color: bool = True) -> Text:
     if shown.pre_pieces is not None and shown.pre_cuts is not None:
         out.append("  pre-tokens:  ")
         out.append_text(_line(shown.pre_pieces, shown.pre_cuts, color=color))
-        out.append(f"\n  ({shown.pre_tokenizer}: {len(shown.pre_pieces)} pre-tokens, "
-                   f"{sum(shown.pre_cuts)} cuts inside a grapheme)\n", style="dim")
+        out.append(f"\n  ({shown.pre_tokenizer}: {len(shown.pre_pieces):,} pre-tokens, "
+                   f"{sum(shown.pre_cuts):,} cuts inside a grapheme)\n", style="dim")
     else:
         out.append("  pre-tokens:  none (no pre-tokenizer)\n", style="dim")
     return out

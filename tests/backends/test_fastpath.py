@@ -264,6 +264,17 @@ def test_exact_library_on_the_command_line(small):
     assert on_data["rows"] == off_data["rows"]
 
 
+def test_a_model_alias_counts_on_the_fast_path_of_the_encoding_it_names(small):
+    """`-t gpt-4` is cl100k_base under the model's name: the same fast path, the same counts
+    (its signature said "no fast path for the tiktoken backend", and the library counted)."""
+    alias = fertility.audit(["gpt-4"], [small], cache=False, jobs=1).to_dict()
+    named = fertility.audit(["tiktoken:cl100k_base"], [small], cache=False, jobs=1).to_dict()
+    info = alias["signature"]["tokenizers"]["gpt-4"]
+    assert info["fast_path"].startswith("on: token ids from gigatoken") and info["alias"] == "gpt-4"
+    assert info["fast_path_chunks"].split(" of ")[0] != "0"
+    assert [{**row, "tokenizer": None} for row in alias["rows"]] == [{**row, "tokenizer": None} for row in named["rows"]]
+
+
 # --- where it is off, and why -------------------------------------------------------------------
 
 def test_the_fast_path_is_off_with_a_reason_where_it_cannot_be_exact():

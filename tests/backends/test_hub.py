@@ -169,6 +169,8 @@ def test_hub_emulation_model_downloads_tokenizer_files_only_and_counts_as_from_d
     assert info["sha256"] == on_disk["signature"]["tokenizers"]["llama3"]["sha256"]
     assert f"tokenizer.json:{info['sha256']}" in info["hub_files"]
     assert info["hub_spec"] == f"{ORG}/llama3@{hub.commits[1]}"
+    fast_on_disk = on_disk["signature"]["tokenizers"]["llama3"]["fast_path"]
+    assert info["fast_path"] == fast_on_disk  # a hub id counts on the path its file would (not "no fast path for hf")
 
     mark = hub.mark()  # the second run: from the cache, not a single request
     second = audit_json("-t", f"{ORG}/llama3", str(corpus), env=env)

@@ -350,7 +350,8 @@ OPTION_CASES: list[Case] = [
          "a.json: not a fertility audit JSON: row 1 (bytes ben_Beng): n_tokens is negative",
          setup=saved_audit("a.json", edit=_negative_tokens)),
     Case("opt-check-regression-without-baseline", ("check", "-t", "bytes", "corpus", "--max-regression", "0.02"), 2,
-         "options: max_regression needs a baseline audit JSON", setup=tiny_corpus),
+         "--max-regression: max_regression needs a baseline audit JSON (--baseline, or the key 'baseline')",
+         setup=tiny_corpus),
     Case("opt-check-nothing-to-check", ("check", "-t", "bytes", "corpus"), 2,
          "options: no thresholds configured", setup=tiny_corpus),
 ]

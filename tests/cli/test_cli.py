@@ -109,6 +109,42 @@ def test_output_file_is_written_and_never_overwritten(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_an_output_named_for_another_format_is_written_as_chosen_with_a_warning(tmp_path):
+    """`-o audit.json` without `-f json` wrote the text table into audit.json in silence (then
+    `check --baseline audit.json` refused it); the suffix never picks the format, it warns."""
+    corpus = str(tiny_corpus(tmp_path / "c"))
+    out = tmp_path / "audit.json"
+    result = run("audit", "-q", "-t", "bytes", "-o", str(out), corpus)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"fertility: warning: {out}: written as table (the default format); "
+                                    "for json, pass -f json\n")
+    assert out.read_text(encoding="utf-8").lstrip().startswith("fertility audit")
+    for args, env in ((["-f", "json"], {}), ([], {"FERTILITY_FORMAT": "json"})):
+        again = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", "-o", str(out), "--force", *args, corpus],
+                                   env={"COLUMNS": "200", "NO_COLOR": "1", **env})
+        assert again.exit_code == 0 and "warning" not in again.stderr, again.stderr
+        assert json.loads(out.read_text(encoding="utf-8"))["rows"]
+    csv = CliRunner().invoke(cli, ["audit", "-q", "-t", "bytes", "-o", str(tmp_path / "a.csv"), corpus],
+                             env={"FERTILITY_FORMAT": "markdown"})
+    assert "written as markdown ($FERTILITY_FORMAT); for csv, pass -f csv" in csv.stderr
+
+
+def test_a_reference_not_in_the_corpus_is_said_without_findings_too():
+    """The no-reference finding said why the premiums were empty; with --no-findings nothing did."""
+    langs = ("amh_Ethi, arb_Arab, ben_Beng, deu_Latn, eng_Latn, hin_Deva, jpn_Jpan, kor_Hang, rus_Cyrl, spa_Latn, "
+             "swh_Latn, tam_Taml, tha_Thai, zho_Hans")
+    quiet = run("audit", "-q", "-t", "bytes", "--no-findings", "--reference", "eng_latn", "-f", "csv")
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stderr == (f"fertility: warning: --reference eng_latn is not in the corpus, so there are no premiums; "
+                            f"choose one of {langs}\n")
+    assert all(row.endswith(",,,") for row in quiet.stdout.splitlines()[1:])  # the three premium columns, empty
+    diagnosed = run("audit", "-q", "-t", "bytes", "--reference", "eng_latn", "-f", "json")
+    assert diagnosed.exit_code == 0 and diagnosed.stderr == ""
+    assert [f["code"] for f in json.loads(diagnosed.stdout)["findings"]].count("no-reference") == 1
+    fine = run("audit", "-q", "-t", "bytes", "--no-findings", "-f", "csv")
+    assert fine.exit_code == 0 and fine.stderr == ""
+
+
 def test_same_tokenizer_file_twice_gets_distinct_labels(tmp_path):
     corpus = str(tiny_corpus(tmp_path / "c"))
     copy = tmp_path / "copy"
@@ -136,6 +172,7 @@ def _bad_inputs(tmp_path):
         "unknown format": (["-t", str(tmp_path / "junk.bin")], "unknown tokenizer format"),
         "corrupt tokenizer": (["-t", str(tmp_path / "broken.json")], "broken.json"),
         "unknown encoding": (["-t", "tiktoken:nope_base"], "unknown encoding"),
+        "encoding name without its scheme": (["-t", "cl100k_base"], "the spec tiktoken:cl100k_base"),
         "bad pattern": (["-t", str(real_file("gpt2.tiktoken")), "--pattern", "(unclosed"],
                         "neither a known pattern"),
     }
@@ -143,7 +180,8 @@ def _bad_inputs(tmp_path):
 
 @pytest.mark.parametrize("case", ["missing corpus", "non-utf8 corpus", "empty corpus", "no text files",
                                   "missing tokenizer", "unknown scheme", "unknown format",
-                                  "corrupt tokenizer", "unknown encoding", "bad pattern"])
+                                  "corrupt tokenizer", "unknown encoding", "encoding name without its scheme",
+                                  "bad pattern"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     args, message = _bad_inputs(tmp_path)[case]
     result = run("audit", *args)
@@ -181,6 +219,22 @@ def test_every_command_has_help_and_is_in_the_readme():
         result = run(name, "--help")
         assert result.exit_code == 0 and command.help
         assert f"fertility {name}" in readme
+
+
+def test_an_option_several_commands_share_reads_the_same_in_every_help():
+    """`--reference LANG` in audit, `--reference TEXT` in compare/check/retrain/extend told a
+    newcomer nothing of what to write; only --format's choices differ, by command."""
+    import click
+
+    shown: dict[str, dict[str, list[str]]] = {}
+    for name, command in cli.commands.items():
+        context = click.Context(command, info_name=name)
+        for param in command.params:
+            record = param.get_help_record(context) if isinstance(param, click.Option) else None
+            if record is not None and param.opts[-1] != "--format":
+                shown.setdefault(param.opts[-1], {}).setdefault(record[0], []).append(name)
+    assert {option: forms for option, forms in shown.items() if len(forms) > 1} == {}
+    assert set(shown["--reference"]) == {"--reference LANG"}
 
 
 def test_installed_command_runs_in_a_subprocess(tmp_path):

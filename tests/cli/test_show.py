@@ -63,6 +63,28 @@ def test_show_marks_cuts_in_bengali():
     assert result.stderr == ""
 
 
+def test_show_never_wraps_the_drawing_at_the_console_width():
+    """Off a terminal the console is 80 columns (here 40): a wrapped drawing would put line
+    breaks between tokens, which the text does not have."""
+    result = CliRunner().invoke(cli, ["show", "-t", str(real_file("gpt2.tiktoken")), "বাংলা ভাষা, ক্ষমা"],
+                                env={"COLUMNS": "40", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[:3] == [
+        "r50k_base: 32 tokens, 17 chars (0.53 chars/token), 23 of 31 boundaries inside a grapheme (¦)",
+        ("  tokens:      [ব]¦[ব]¦[া]¦[া]¦[ং]¦[ং]|[ল]¦[ল]¦[া]¦[া]| |[ভ]¦[ভ]¦[া]¦[া]|[ষ]¦[ষ]¦[া]¦[া]|,| "
+         "|[ক]¦[ক]¦[্]¦[্]¦[্]¦[ষ]¦[ষ]|[ম]¦[ম]¦[া]¦[া]"),
+        "  pre-tokens:  ব¦াং|ল¦া| ভ¦া|ষ¦া,| ক¦্¦ষম¦া"]
+
+
+def test_show_writes_counts_with_thousands_separators_as_every_table_does():
+    result = run("show", "-t", "bytes", "-t", str(real_file("gpt2.tiktoken")), "ক " * 500)
+    assert result.exit_code == 0, result.output
+    # each ক is 3 bytes (2 cuts inside it), each space 1: 2,000 byte tokens for 1,000 characters
+    assert result.stdout.startswith("bytes: 2,000 tokens, 1,000 chars (0.50 chars/token), "
+                                    "1,000 of 1,999 boundaries inside a grapheme (¦)\n")
+    assert "r50k_base: 1,500 tokens, 1,000 chars (0.67 chars/token), 500 of 1,499 boundaries" in result.stdout
+
+
 def test_show_english_has_no_cut_marker():
     result = run("show", "-t", str(real_file("gpt2.tiktoken")), "-t", "graphemes", "We eat rice")
     assert result.exit_code == 0, result.output

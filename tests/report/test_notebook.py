@@ -313,6 +313,16 @@ def test_the_audit_shows_itself_as_a_table(two_tokenizers):
     assert two_tokenizers.signature.short() in page
 
 
+def test_at_a_python_prompt_the_audit_is_one_line(two_tokenizers):
+    """Not the dataclass's repr, which spelled out every count and vocabulary entry (about 50 KB
+    for the bundled samples): what was measured, how much, and the short signature."""
+    assert repr(two_tokenizers) == str(two_tokenizers) == (
+        "<AuditResult cl, mini on 3 languages, 108 documents; not diagnosed; "
+        f"{two_tokenizers.signature.short()}; .to_frame() for the numbers>")
+    one = measured("bytes", {"eng_Latn": ["a b"]})
+    assert repr(one).startswith("<AuditResult bytes on 1 language, 1 document; not diagnosed; tok:bytes|")
+
+
 @pytest.mark.parametrize("kind", ["chars_per_token", "premium", "lorenz"])
 def test_charts_are_altair_charts_whose_spec_validates(two_tokenizers, kind):
     altair = pytest.importorskip("altair")

