@@ -9,6 +9,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import PurePosixPath
 from typing import IO, Any
 
@@ -40,7 +41,8 @@ def _field(record: Any, name: str, what: str) -> tuple[str | None, str | None]:
         return None, f"no field {name!r} ({what}); fields: {', '.join(map(repr, list(record)[:8])) or 'none'}"
     value = record[name]
     if not isinstance(value, str):
-        return None, f"field {name!r} ({what}) is {type(value).__name__}, not a string"
+        kind = "int" if isinstance(value, Decimal) else type(value).__name__  # a long integer: see _json_record
+        return None, f"field {name!r} ({what}) is {kind}, not a string"
     return value, None
 
 
@@ -75,6 +77,18 @@ def _lone_surrogate(*values: str | None) -> str | None:
     return None
 
 
+def _json_record(line: str) -> Any:
+    """One JSON line parsed. Python refuses to make an int of over 4,300 digits (a guard against
+    quadratic parsing) with a plain ValueError; such a number is still valid JSON, and often in a
+    field fertility never reads, so it becomes a Decimal (parsed in linear time) instead."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return json.loads(line, parse_int=Decimal)
+
+
 def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: BadRecords):
     """Records one line at a time, each at most MAX_DOCUMENT_BYTES (a record cannot be cut)."""
     number = 0
@@ -96,7 +110,7 @@ def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: Ba
             raise CorpusError(f"{source.name}:{number}: a JSON array; fertility reads JSON lines "
                               "(one object per line), e.g. convert with jq -c '.[]'")
         try:
-            record = json.loads(line)
+            record = _json_record(line)
         except json.JSONDecodeError as err:
             bad(source, number, f"not valid JSON ({err.msg})")
             continue

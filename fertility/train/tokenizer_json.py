@@ -63,6 +63,9 @@ def load_base(path: Path) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
                              "BPE tokenizer.json") from None
+    except ValueError as err:  # an integer of over 4,300 digits, which Python will not convert
+        raise TokenizerError(f"{path}: not a tokenizer.json ({err}); extend needs a byte-level "
+                             "BPE tokenizer.json") from None
     model = config.get("model") if isinstance(config, dict) else None
     if not isinstance(model, dict) or model.get("type") != "BPE":
         kind = model.get("type") if isinstance(model, dict) else "no model"
