@@ -3,13 +3,14 @@
 Python refuses to turn a string of over 4,300 digits into an int (a guard against quadratic
 parsing) with a plain ValueError, which `json.loads` and `tomllib` let through; `tomllib` recurses
 once per nesting level; `float()` turns 400 digits into infinity. Each row runs the real command
-(CliRunner) in a fresh folder and must end in one line naming the file or option, exit 2 (or a
+(CliRunner) in a fresh folder ({tmp} in a message is its path) and must end in one line naming the file or option, exit 2 (or a
 correct result), never a traceback, with every file that existed before left as it was.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +40,11 @@ def _files(files: dict[str, str]) -> Callable[[Path], None]:
     return setup
 
 
+def _touch(path: Path) -> Path:
+    path.write_bytes(b'tokenizer = "bytes"\n')
+    return path
+
+
 def _record(text: str, **extra: str) -> str:
     """One JSON line; `extra` values are spliced in raw (numbers JSON cannot build from Python)."""
     fields = [f'"text": {json.dumps(text)}'] + [f'"{key}": {value}' for key, value in extra.items()]
@@ -52,6 +58,24 @@ CASES: list[Case] = [
     Case("jsonl-long-number-as-the-text", (*AUDIT, "eng_Latn.jsonl"), 2,
          "eng_Latn.jsonl: record 2: field 'text' (the text) is int, not a string",
          setup=_files({"eng_Latn.jsonl": _record("Boats arrive.") + '{"text": ' + DIGITS + "}\n"})),
+    # check's config (TOML): a long integer, nesting past the recursion limit, an endless device.
+    Case("check-config-long-integer", ("check", "--config", "fertility.toml"), 2,
+         "fertility.toml: invalid TOML (Exceeds the limit (4300 digits)",
+         setup=_files({"fertility.toml": f'tokenizer = "bytes"\ncorpus = ["corpus"]\nmin_chars_per_token = {DIGITS}\n'})),
+    Case("check-config-arrays-nested-100000-deep", ("check", "--config", "fertility.toml"), 2,
+         "fertility.toml: invalid TOML (arrays or inline tables nested too deeply to read)",
+         setup=_files({"fertility.toml": 'tokenizer = "bytes"\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n"})),
+    Case("check-config-inline-tables-nested-3000-deep", ("check",), 2,
+         "{tmp}/fertility.toml: invalid TOML (arrays or inline tables nested too deeply to read)",
+         setup=_files({"fertility.toml": 'tokenizer = "bytes"\nx = ' + "{a=" * 3000 + "1" + "}" * 3000 + "\n"})),
+    Case("check-config-is-dev-zero", ("check", "--config", "/dev/zero"), 2,
+         "/dev/zero: not a regular file (a pipe, device or folder); a configuration file is read from a file",
+         setup=tiny_corpus),
+    Case("check-config-is-a-fifo", ("check", "--config", "fifo.toml"), 2,
+         "fifo.toml: not a regular file", setup=lambda tmp: (tiny_corpus(tmp), os.mkfifo(tmp / "fifo.toml"))),
+    Case("check-config-300mb", ("check",), 2,
+         "{tmp}/fertility.toml: 314,572,800 bytes, more than any real configuration file (fertility reads at most 16 MiB)",
+         setup=lambda tmp: (tiny_corpus(tmp), os.truncate(_touch(tmp / "fertility.toml"), 300 << 20))),
     # extend parses its base tokenizer.json itself.
     Case("extend-base-with-a-long-number", ("extend", "base.json", "corpus", "--add", "10", "-o", "out", "-q"), 2,
          "base.json: not a tokenizer.json (Exceeds the limit (4300 digits)",
@@ -67,7 +91,7 @@ def test_parser_limit(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     result = CliRunner().invoke(cli, list(case.args), env={"COLUMNS": "120", "NO_COLOR": "1", **case.env})
     assert result.exit_code == case.exit_code, (result.exit_code, result.stderr, result.stdout)
     first = result.stderr.strip().splitlines()[0] if result.stderr.strip() else ""
-    assert first.removeprefix("fertility: error: ").startswith(case.stderr_starts), result.stderr
+    assert first.removeprefix("fertility: error: ").startswith(case.stderr_starts.format(tmp=tmp_path)), result.stderr
     assert "Traceback" not in result.stderr
     assert snapshot(tmp_path) == before
 
