@@ -76,6 +76,14 @@ CASES: list[Case] = [
     Case("check-config-300mb", ("check",), 2,
          "{tmp}/fertility.toml: 314,572,800 bytes, more than any real configuration file (fertility reads at most 16 MiB)",
          setup=lambda tmp: (tiny_corpus(tmp), os.truncate(_touch(tmp / "fertility.toml"), 300 << 20))),
+    # A size of 5,000 digits is an infinite float: int() of it raised OverflowError.
+    Case("sample-bytes-5000-digits", (*AUDIT, "corpus", "--sample-bytes", DIGITS), 2,
+         "--sample-bytes '9999999999999999999999999999999999999999'...: more than 1,125,899,906,842,624 bytes",
+         setup=tiny_corpus),
+    Case("sample-bytes-400-digits-in-gib", (*AUDIT, "corpus", "--sample-bytes", "9" * 400 + "GiB"), 2,
+         "--sample-bytes '9999999999999999999999999999999999999999'...: more than", setup=tiny_corpus),
+    Case("sample-bytes-just-over-the-limit", (*AUDIT, "corpus", "--sample-bytes", "1126t"), 2,
+         "--sample-bytes '1126t': more than 1,125,899,906,842,624 bytes", setup=tiny_corpus),
     # extend parses its base tokenizer.json itself.
     Case("extend-base-with-a-long-number", ("extend", "base.json", "corpus", "--add", "10", "-o", "out", "-q"), 2,
          "base.json: not a tokenizer.json (Exceeds the limit (4300 digits)",
