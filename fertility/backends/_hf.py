@@ -1,7 +1,8 @@
 """Hugging Face `tokenizers` backend: tokenizer.json files and folders (hub snapshots are folders too).
 
-Saved tokenizers may switch on padding and truncation (BERT exports often do): both would
-silently change token counts, so they are switched off and the signature says so. Special
+Saved tokenizers may switch on padding and truncation (BERT exports often do), or BPE dropout:
+each would silently change token counts (dropout at random, on every run), so they are switched
+off and the signature says so. Special
 tokens are neither added nor recognised inside the text.
 """
 
@@ -99,6 +100,7 @@ class HFTokenizer(HFEncoding):
         self._had_truncation = tokenizer.truncation is not None
         tokenizer.no_padding()
         tokenizer.no_truncation()
+        self._had_dropout = _switch_off_dropout(tokenizer)
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
         self._unknown, self._byte, self._piece_bytes = _token_kinds(vocab, config)
@@ -140,7 +142,25 @@ class HFTokenizer(HFEncoding):
             "truncation": "disabled" if self._had_truncation else "off",
             "special_tokens": "not added, not recognised in text",
             "library": f"tokenizers {tokenizers.__version__}",
+            **self.dropout_info(),
         }
+
+    def dropout_info(self) -> dict[str, str]:
+        """The signature's word on BPE dropout, only when the file switched it on."""
+        return {"dropout": f"disabled (the file sets {self._had_dropout:.3g})"} if self._had_dropout else {}
+
+
+def _switch_off_dropout(tokenizer: tokenizers.Tokenizer) -> float | None:
+    """BPE dropout is a training-time regularizer: when a saved file sets it, the library skips
+    each merge at random on every encode, so counts change from run to run (and the fast path,
+    which has no dropout, disagrees with the library). It is switched off, as padding is; the
+    rate the file set is returned for the signature (None when there was none)."""
+    model = tokenizer.model
+    rate = getattr(model, "dropout", None) if isinstance(model, tokenizers.models.BPE) else None
+    if rate is None:
+        return None
+    model.dropout = None
+    return float(rate) or None
 
 
 def file_config(path: Path) -> dict | None:
