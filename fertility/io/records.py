@@ -203,6 +203,7 @@ class _Tap(io.RawIOBase):
 
     def __init__(self, handle: IO[bytes]):
         self.handle, self.last, self.at_end, self.position = handle, b"", False, 0
+        self.first = b""  # the first bytes: an Arrow IPC file (not a stream) starts with ARROW1
 
     def readable(self) -> bool:
         return True
@@ -212,6 +213,8 @@ class _Tap(io.RawIOBase):
         if not data and size:
             self.at_end = True
         self.last = (self.last + data)[-8:]
+        if len(self.first) < 8:
+            self.first = (self.first + data)[:8]
         self.position += len(data)
         return data
 
@@ -239,6 +242,10 @@ def _arrow(source: Source, handle: IO[bytes], options: ReadOptions, bad: BadReco
         _columns(source, reader.schema.names, options)
         yield from _batches_records(source, reader, options, bad, counted)
     except (OSError, ValueError) as err:
+        if tap.first.startswith(b"ARROW1"):  # its footer is at the end: read as a stream it made no sense
+            raise CorpusError(f"{source.name}: an Arrow IPC file (the random-access format pyarrow.feather and "
+                              "ipc.new_file write), not an Arrow stream; fertility reads streams (ipc.new_stream, "
+                              "datasets.save_to_disk) and Parquet: write it as one of those") from None
         raise CorpusError(f"{source.name}: not a readable Arrow stream ({err})") from None
     except MemoryError:
         raise CorpusError(f"{source.name}: not a readable Arrow stream (a record batch at byte {tap.position:,} "

@@ -1,6 +1,7 @@
-"""Parquet files that are valid but hold a column chunk of no rows: pyarrow writes its
-data_page_offset as 0 (beside a dictionary page), and the page check read a "page header" from
-the file's magic at byte 0, calling an empty file or one with an empty row group unreadable."""
+"""Columnar files that are valid but were misread. Parquet with a column chunk of no rows:
+pyarrow writes its data_page_offset as 0 (beside a dictionary page), and the page check read a
+"page header" from the file's magic at byte 0, calling an empty file or one with an empty row
+group unreadable. An Arrow IPC file (not a stream) is named as such."""
 
 from __future__ import annotations
 
@@ -38,3 +39,16 @@ def test_an_empty_row_group_before_others_is_read_past(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     row = json.loads(result.stdout)["rows"][0]
     assert (row["n_docs"], row["n_bytes"]) == (2, sum(len(t.encode()) for t in texts))
+
+
+def test_an_arrow_ipc_file_is_named_as_such(tmp_path: Path) -> None:
+    """An Arrow IPC *file* (feather v2) read as a stream failed with "Expected to read 1330795073
+    metadata bytes": its magic ARROW1 read as a length. It is named, with what to write instead."""
+    feather = pytest.importorskip("pyarrow.feather")
+    path = tmp_path / "eng_Latn.arrow"
+    feather.write_feather(pa.table({"text": pa.array(["The river market opens at dawn."])}), path)
+    result = CliRunner().invoke(cli, [*AUDIT, str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"fertility: error: {path}: an Arrow IPC file (the random-access format "
+                                    "pyarrow.feather and ipc.new_file write), not an Arrow stream;")
+    assert len(result.stderr.splitlines()) == 1
