@@ -104,6 +104,9 @@ def _headers() -> dict[str, str]:
     return dict(build_hf_headers())
 
 
+MAX_LISTING_BYTES = 1 << 24  # a folder's file listing: FineWeb-2's largest is tens of kilobytes
+
+
 def _get_json(url: str, *, what: str, missing: str) -> Any:
     from fertility.hub.locations import request_timeout
 
@@ -111,7 +114,11 @@ def _get_json(url: str, *, what: str, missing: str) -> Any:
 
     try:
         with open_url(url, headers=_headers(), timeout=request_timeout()) as response:
-            return json.loads(response.read())
+            body = response.read(MAX_LISTING_BYTES + 1)
+            if len(body) > MAX_LISTING_BYTES:
+                raise CorpusError(f"{what}: the hub's file listing is over {MAX_LISTING_BYTES:,} bytes (a real one is "
+                                  "a few kilobytes); is HF_ENDPOINT a hub?")
+            return json.loads(body)
     except urllib.error.HTTPError as err:
         if err.code == 404 and err.headers.get("X-Error-Code") not in ("GatedRepo", "RepoNotFound"):
             raise CorpusError(f"{what}: {missing}") from None

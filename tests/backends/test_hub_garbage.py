@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import resource
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,3 +72,75 @@ def test_a_server_that_is_not_a_hub(not_a_hub: str, spec: tuple[str, ...], tmp_p
     assert lines[0].startswith(f"fertility: error: {spec[1] if spec[1] != 'bytes' else spec[2]}: {not_a_hub} did not "
                                "answer as a Hugging Face hub for "), lines[0]
     assert lines[0].endswith("; check HF_ENDPOINT")
+
+
+ENDLESS_SERVER = r'''
+import http.server, json, sys
+SHA, MODE = "a" * 40, sys.argv[1]
+class Answer(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def send(self, status, body=None):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        if body is not None:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body is not None:
+            self.wfile.write(body)
+            return
+        try:  # without end, until the client hangs up
+            while True:
+                self.wfile.write(b" " * 65536)
+        except OSError:
+            pass
+    def do_GET(self):
+        if "/revision/" in self.path:
+            return self.send(200, json.dumps({"id": "HuggingFaceFW/fineweb-2", "sha": SHA, "siblings": []}).encode())
+        if "/tree/" in self.path:
+            if MODE == "listing":
+                return self.send(200)
+            listing = [{"type": "file", "path": "data/ben_Beng/train/000_00000.parquet", "size": 4096}]
+            return self.send(200, json.dumps(listing).encode())
+        if "/resolve/" not in self.path:  # anything else huggingface_hub asks (it probes /api/... on start)
+            return self.send(404, b"{}")
+        self.send(206 if MODE == "range" else 200)  # the file: a range, or the whole file, without end
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+'''
+
+
+PART = "HuggingFaceFW/fineweb-2@aaaaaaaaaaaa:data/ben_Beng/train"
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("listing", "fineweb2:ben_Beng: the hub's file listing is over 16,777,216 bytes"),
+    ("range", f"{PART}: the server sent more than the range asked (4,096 bytes)"),
+    ("whole", f"{PART}: the server sent more than the size its listing gave (4,096 bytes)"),
+])
+def test_an_endless_answer_is_read_only_as_far_as_it_may_go(mode: str, message: str, tmp_path: Path) -> None:
+    """A FineWeb-2 listing, range or file answered without end was read whole into memory (the
+    process grew until it was stopped); each body is now read to its limit and refused. Run as a
+    subprocess under a 4 GB address-space ceiling (pyarrow alone maps over 1.5 GB), so the old
+    behaviour fails instead of taking the machine."""
+
+    server = subprocess.Popen([sys.executable, "-c", ENDLESS_SERVER, mode], stdout=subprocess.PIPE, text=True)
+    try:
+        port = server.stdout.readline().strip()  # type: ignore[union-attr]
+        env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_HOME": str(tmp_path / "hf"),
+               "HF_HUB_CACHE": str(tmp_path / "hf" / "hub"), "FERTILITY_CACHE_DIR": str(tmp_path / "cache"),
+               "HF_HUB_OFFLINE": "0", "HF_HUB_ETAG_TIMEOUT": "5"}
+
+        def ceiling() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
+
+        result = subprocess.run([sys.executable, "-m", "fertility", "audit", "-q", "-t", "bytes", "fineweb2:ben_Beng"],
+                                env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, preexec_fn=ceiling,
+                                check=False)
+    finally:
+        server.kill()
+        server.wait()
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"fertility: error: {message}"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
