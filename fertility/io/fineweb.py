@@ -30,6 +30,7 @@ def dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) 
     from fertility.hub.cache import COMMIT, write_ref
     from fertility.hub.errors import translate
     from fertility.hub.locations import endpoint, request_timeout
+    from fertility.hub.responses import capped_answers
 
     if revision is not None and COMMIT.match(revision):
         return revision
@@ -46,8 +47,9 @@ def dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) 
     from huggingface_hub import HfApi
 
     try:
-        commit = str(HfApi(endpoint=endpoint()).repo_info(repo, repo_type="dataset", revision=revision or "main",
-                                                          timeout=request_timeout()).sha)
+        with capped_answers():
+            commit = str(HfApi(endpoint=endpoint()).repo_info(repo, repo_type="dataset", revision=revision or "main",
+                                                              timeout=request_timeout()).sha)
     except Exception as err:  # noqa: BLE001 - translate() re-raises what is not the hub's or the network's
         raise translate(err, repo_id=repo, repo_type="dataset", revision=revision, error=CorpusError,
                         what=what) from None

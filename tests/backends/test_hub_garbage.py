@@ -96,6 +96,8 @@ class Answer(http.server.BaseHTTPRequestHandler):
             pass
     def do_GET(self):
         if "/revision/" in self.path:
+            if MODE == "api":
+                return self.send(200)
             return self.send(200, json.dumps({"id": "HuggingFaceFW/fineweb-2", "sha": SHA, "siblings": []}).encode())
         if "/tree/" in self.path:
             if MODE == "listing":
@@ -114,6 +116,30 @@ server.serve_forever()
 PART = "HuggingFaceFW/fineweb-2@aaaaaaaaaaaa:data/ben_Beng/train"
 
 
+def _run_against_endless(mode: str, args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+    """The command under a 4 GB address-space ceiling (pyarrow alone maps over 1.5 GB), so reading
+    an endless answer whole fails instead of taking the machine; and the server's address."""
+    server = subprocess.Popen([sys.executable, "-c", ENDLESS_SERVER, mode], stdout=subprocess.PIPE, text=True)
+    try:
+        address = f"http://127.0.0.1:{server.stdout.readline().strip()}"  # type: ignore[union-attr]
+        env = {**os.environ, "HF_ENDPOINT": address, "HF_HOME": str(tmp_path / "hf"),
+               "HF_HUB_CACHE": str(tmp_path / "hf" / "hub"), "FERTILITY_CACHE_DIR": str(tmp_path / "cache"),
+               "HF_HUB_OFFLINE": "0", "HF_HUB_ETAG_TIMEOUT": "5"}
+
+        def ceiling() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
+
+        result = subprocess.run([sys.executable, "-m", "fertility", "audit", "-q", *args], env=env, cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60, preexec_fn=ceiling, check=False)
+    finally:
+        server.kill()
+        server.wait()
+    return result, address
+
+
+PART = "HuggingFaceFW/fineweb-2@aaaaaaaaaaaa:data/ben_Beng/train"
+
+
 @pytest.mark.parametrize("mode, message", [
     ("listing", "fineweb2:ben_Beng: the hub's file listing is over 16,777,216 bytes"),
     ("range", f"{PART}: the server sent more than the range asked (4,096 bytes)"),
@@ -121,26 +147,24 @@ PART = "HuggingFaceFW/fineweb-2@aaaaaaaaaaaa:data/ben_Beng/train"
 ])
 def test_an_endless_answer_is_read_only_as_far_as_it_may_go(mode: str, message: str, tmp_path: Path) -> None:
     """A FineWeb-2 listing, range or file answered without end was read whole into memory (the
-    process grew until it was stopped); each body is now read to its limit and refused. Run as a
-    subprocess under a 4 GB address-space ceiling (pyarrow alone maps over 1.5 GB), so the old
-    behaviour fails instead of taking the machine."""
-
-    server = subprocess.Popen([sys.executable, "-c", ENDLESS_SERVER, mode], stdout=subprocess.PIPE, text=True)
-    try:
-        port = server.stdout.readline().strip()  # type: ignore[union-attr]
-        env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_HOME": str(tmp_path / "hf"),
-               "HF_HUB_CACHE": str(tmp_path / "hf" / "hub"), "FERTILITY_CACHE_DIR": str(tmp_path / "cache"),
-               "HF_HUB_OFFLINE": "0", "HF_HUB_ETAG_TIMEOUT": "5"}
-
-        def ceiling() -> None:
-            resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
-
-        result = subprocess.run([sys.executable, "-m", "fertility", "audit", "-q", "-t", "bytes", "fineweb2:ben_Beng"],
-                                env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, preexec_fn=ceiling,
-                                check=False)
-    finally:
-        server.kill()
-        server.wait()
+    process grew until it was stopped); each body is now read to its limit and refused."""
+    result, _ = _run_against_endless(mode, ["-t", "bytes", "fineweb2:ben_Beng"], tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(f"fertility: error: {message}"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, repo", [(["-t", "acme/tok", "corpus"], "acme/tok"),
+                                        (["-t", "bytes", "fineweb2:ben_Beng"], "HuggingFaceFW/fineweb-2")],
+                         ids=["hub-tokenizer", "fineweb2"])
+def test_an_endless_answer_from_the_hub_api(args: list[str], repo: str, tmp_path: Path) -> None:
+    """huggingface_hub reads a repository's info whole: an endless one took memory until it ran
+    out (MemoryError, exit 3, under a ceiling); its client now stops an /api/ answer at 16 MiB."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "eng_Latn.txt").write_text("The river market opens at dawn.\n", encoding="utf-8")
+    result, address = _run_against_endless("api", args, tmp_path)
+    assert result.returncode == 2, result.stderr
+    what = args[1] if args[1] != "bytes" else args[2]
+    assert result.stderr.startswith(f"fertility: error: {what}: {address} did not answer as a Hugging Face hub for "
+                                    f"{repo} (AnswerTooLarge: an answer of over 16 MiB for {address}/api/"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
