@@ -24,12 +24,14 @@ class AnswerTooLarge(ValueError):
 
 @contextmanager
 def capped_answers() -> Iterator[None]:
-    """huggingface_hub's client with capped answers inside the block, its own client after it;
-    nothing changes where huggingface_hub has no client factory (versions before httpx)."""
+    """huggingface_hub's client (its default, or the factory a caller set for a proxy) with capped
+    answers inside the block, that client again after it; nothing changes where huggingface_hub
+    has no client factory (versions before httpx)."""
     try:
         from huggingface_hub.utils import _http
 
-        default, install = _http.default_client_factory, _http.set_client_factory
+        install = _http.set_client_factory
+        default = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory  # a caller's own
     except (ImportError, AttributeError):
         yield
         return
