@@ -71,4 +71,5 @@ def read_text_file(path: Path) -> str:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise CorpusError(f"{path}: over {human(MAX_DOCUMENT_BYTES)}; `show` displays a text whole "
                           "(audit a corpus of that size instead)")
+    check_not_wide(path, data[:1 << 16])
     return decode_strict(Path(path), data)

@@ -47,3 +47,11 @@ def test_runs_of_nul_in_utf8_are_still_text(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     row = json.loads(result.stdout)["rows"][0]
     assert (row["n_docs"], row["n_bytes"]) == (3, sum(map(len, lines)))
+
+
+def test_show_refuses_wide_text_too(tmp_path: Path) -> None:
+    path = tmp_path / "line.txt"
+    path.write_bytes(ENG.encode("utf-16-le"))
+    result = CliRunner().invoke(cli, ["show", "-t", "bytes", "--file", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"fertility: error: {path}: looks like UTF-16-LE text without a byte order mark")
