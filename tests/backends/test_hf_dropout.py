@@ -64,3 +64,25 @@ def test_dropout_is_switched_off_and_said(tmp_path: Path) -> None:
     raw.model.dropout = None
     english = sum(len(raw.encode(line).ids) for line in ENG.splitlines())
     assert dict(tokens(reference))["eng_Latn"] == english
+
+
+def test_extend_measures_a_dropout_base_without_dropout(tmp_path: Path) -> None:
+    """extend built its measuring tokenizers from the base's config, dropout and all: the held-out
+    lines it reports as changed were chance. They now equal those of the same base without it,
+    and the file written keeps the base's setting."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "ben_Beng.txt").write_text(BEN * 5, encoding="utf-8")
+    plain = _byte_level_bpe(tmp_path, dropout=None)
+    with_dropout = _byte_level_bpe(tmp_path, dropout=0.9)
+    changed = []
+    for base, out in ((plain, "plain-out"), (with_dropout, "dropout-out-1"), (with_dropout, "dropout-out-2")):
+        result = CliRunner().invoke(cli, ["extend", str(base), str(corpus), "--add", "8", "-o", str(tmp_path / out),
+                                          "--held-out", str(corpus), "-q"])
+        assert result.exit_code == 0, result.stderr
+        training = json.loads((tmp_path / out / "training.json").read_text(encoding="utf-8"))
+        changed.append(training["held_out_changed_lines"])
+    assert changed[0] == changed[1] == changed[2]
+    assert changed[0]["ben_Beng"]["changed"] > 0  # the added merges do change Bengali lines
+    written = json.loads((tmp_path / "dropout-out-1" / "tokenizer.json").read_text(encoding="utf-8"))
+    assert written["model"]["dropout"] == 0.9
