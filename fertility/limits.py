@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import InputError
+from .errors import FertilityError, InputError
 
 # The longest document fertility holds whole: one JSON record, one Parquet or Arrow cell, or a
 # document where a command needs it whole (compare, retrain, report, --sample-*). A plain-text
@@ -45,7 +45,7 @@ def human(n_bytes: int) -> str:
     return f"{n_bytes} bytes"
 
 
-def check_file_size(path: Path | str, limit: int, what: str, error: type[InputError] = InputError) -> int:
+def check_file_size(path: Path | str, limit: int, what: str, error: type[FertilityError] = InputError) -> int:
     """The size of a regular file that will be read whole, refused (`error`, naming the file)
     when it is larger than `limit` or is not a regular file (a pipe or device has no size and
     may never end). Symlinks are followed, as opening the file would."""
@@ -61,7 +61,7 @@ def check_file_size(path: Path | str, limit: int, what: str, error: type[InputEr
     return info.st_size
 
 
-def read_file_capped(path: Path | str, limit: int, what: str, error: type[InputError] = InputError) -> bytes:
+def read_file_capped(path: Path | str, limit: int, what: str, error: type[FertilityError] = InputError) -> bytes:
     """A whole regular file of at most `limit` bytes (see `check_file_size`); it may not grow
     past the limit while it is read."""
     check_file_size(path, limit, what, error)

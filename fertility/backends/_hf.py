@@ -1,7 +1,8 @@
 """Hugging Face `tokenizers` backend: tokenizer.json files and folders (hub snapshots are folders too).
 
-Saved tokenizers may switch on padding and truncation (BERT exports often do): both would
-silently change token counts, so they are switched off and the signature says so. Special
+Saved tokenizers may switch on padding and truncation (BERT exports often do), or BPE dropout:
+each would silently change token counts (dropout at random, on every run), so they are switched
+off and the signature says so. Special
 tokens are neither added nor recognised inside the text.
 """
 
@@ -21,7 +22,7 @@ from fertility.limits import MAX_TOKEN_ID, MAX_TOKENIZER_FILE_BYTES, check_file_
 from . import Encoded, PreTokenizer, Tokenizer, TokenizerBase, Tokens
 from ._common import display_name, native_errors
 from .spans import char_spans_to_bytes, exact_piece_spans
-from .vocabularies import HFVocabulary, byte_level_spelling
+from .vocabularies import HFVocabulary, byte_level_alphabet, byte_level_spelling
 
 
 def _locate(reference: str) -> Path:
@@ -95,10 +96,12 @@ class HFTokenizer(HFEncoding):
         _check_ids(path, vocab)
         config = (file_config(path) if built is None else None) or json.loads(tokenizer.to_str())  # after the id check
         _check_unknown_token(path, tokenizer, config)
+        _check_byte_alphabet(path, vocab, config)
         self._had_padding = tokenizer.padding is not None
         self._had_truncation = tokenizer.truncation is not None
         tokenizer.no_padding()
         tokenizer.no_truncation()
+        self._had_dropout = _switch_off_dropout(tokenizer)
         tokenizer.encode_special_tokens = True
         self._tokenizer = tokenizer
         self._unknown, self._byte, self._piece_bytes = _token_kinds(vocab, config)
@@ -140,7 +143,25 @@ class HFTokenizer(HFEncoding):
             "truncation": "disabled" if self._had_truncation else "off",
             "special_tokens": "not added, not recognised in text",
             "library": f"tokenizers {tokenizers.__version__}",
+            **self.dropout_info(),
         }
+
+    def dropout_info(self) -> dict[str, str]:
+        """The signature's word on BPE dropout, only when the file switched it on."""
+        return {"dropout": f"disabled (the file sets {self._had_dropout:.3g})"} if self._had_dropout else {}
+
+
+def _switch_off_dropout(tokenizer: tokenizers.Tokenizer) -> float | None:
+    """BPE dropout is a training-time regularizer: when a saved file sets it, the library skips
+    each merge at random on every encode, so counts change from run to run (and the fast path,
+    which has no dropout, disagrees with the library). It is switched off, as padding is; the
+    rate the file set is returned for the signature (None when there was none)."""
+    model = tokenizer.model
+    rate = getattr(model, "dropout", None) if isinstance(model, tokenizers.models.BPE) else None
+    if rate is None:
+        return None
+    model.dropout = None
+    return float(rate) or None
 
 
 def file_config(path: Path) -> dict | None:
@@ -175,6 +196,32 @@ def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: di
     if not isinstance(unk, str) or tokenizer.token_to_id(unk) is None:
         raise TokenizerError(f"{path}: {kind} tokenizer without its unknown token ({unk!r} is not "
                              "in the vocabulary); add it to model.vocab")
+
+
+# Bytes that never occur in UTF-8 text (overlong leads C0 C1, leads past U+10FFFF F5-FF): a
+# byte-level vocabulary may leave them out at no cost.
+NOT_IN_UTF8 = frozenset({0xC0, 0xC1, *range(0xF5, 0x100)})
+
+
+def _check_byte_alphabet(path: Path, vocab: dict[str, int], config: dict) -> None:
+    """A byte-level BPE with neither an unknown token nor byte fallback must spell every byte
+    UTF-8 text can hold: the library drops a byte missing from the vocabulary without a token
+    (a BpeTrainer without `initial_alphabet` keeps only the bytes of its training text), so the
+    text holding it would count short, and a script never seen in training would look better
+    served than English (Bengali: 4 tokens for 82 bytes)."""
+    model = config.get("model") or {}
+    unk = model.get("unk_token")
+    if model.get("type") != "BPE" or model.get("byte_fallback") or (isinstance(unk, str) and unk in vocab):
+        return
+    if "ByteLevel" not in json.dumps(config.get("pre_tokenizer")):
+        return
+    missing = sorted(b for symbol, b in byte_level_alphabet().items() if symbol not in vocab and b not in NOT_IN_UTF8)
+    if missing:
+        shown = " ".join(f"{b:02x}" for b in missing[:8]) + (" ..." if len(missing) > 8 else "")
+        raise TokenizerError(f"{path}: byte-level BPE without {len(missing)} of the bytes UTF-8 text is made of "
+                             f"(bytes {shown}) and without an unknown token or byte fallback: the library drops "
+                             "those bytes without a token, so text holding them would count short (train with "
+                             "initial_alphabet=pre_tokenizers.ByteLevel.alphabet())")
 
 
 def _token_kinds(vocab: dict[str, int], config: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -63,7 +63,7 @@ class InMemoryHF(HFTokenizer):
                 "padding": "disabled" if self._had_padding else "off",
                 "truncation": "disabled" if self._had_truncation else "off",
                 "special_tokens": "not added, not recognised in text",
-                "library": f"tokenizers {tokenizers.__version__}", **self.extra}
+                "library": f"tokenizers {tokenizers.__version__}", **self.dropout_info(), **self.extra}
 
 
 def _hf_object(tokenizer: Any, *, kind: str, name: str | None = None, extra: dict[str, str] | None = None) -> Tokenizer:

@@ -15,6 +15,11 @@ from pathlib import Path
 
 from fertility.errors import UsageError
 from fertility.io.numbers import describe_range, real
+from fertility.limits import read_file_capped
+
+# A config is read whole: a pyproject.toml of a large project is tens of kilobytes, so 16 MiB is
+# far above any real one and keeps `--config /dev/zero` (or a huge file) from exhausting memory.
+MAX_CONFIG_BYTES = 1 << 24
 
 PER_LANGUAGE = ("min_chars_per_token", "max_premium", "max_grapheme_cut_share", "max_unknown_share")
 SETTINGS = ("tokenizer", "corpus", "per_file", "reference", "pattern", "normalize", "baseline", "max_regression",
@@ -76,12 +81,15 @@ def threshold(value: object, *, key: str, where: str) -> float:
 
 def load_config(path: Path) -> tuple[dict, str]:
     """The raw table: `[tool.fertility]` of a pyproject.toml, or all of a fertility.toml."""
+    raw = read_file_capped(path, MAX_CONFIG_BYTES, "configuration file", UsageError)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise UsageError(f"{path}: cannot read ({err.strerror})") from None
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: invalid TOML ({err})") from None
+    except ValueError as err:  # an integer of over 4,300 digits, which Python will not convert
+        raise UsageError(f"{path}: invalid TOML ({err})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise UsageError(f"{path}: invalid TOML (arrays or inline tables nested too deeply to read)") from None
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("fertility") if isinstance(tool, dict) else None
@@ -103,7 +111,9 @@ def load_config(path: Path) -> tuple[dict, str]:
 def find_config(folder: Path) -> Path | None:
     for name in ("fertility.toml", "pyproject.toml"):
         candidate = folder / name
-        if candidate.is_file() and (name == "fertility.toml" or b"[tool.fertility" in candidate.read_bytes()):
+        if candidate.is_file() and (name == "fertility.toml" or
+                                    b"[tool.fertility" in read_file_capped(candidate, MAX_CONFIG_BYTES,
+                                                                           "configuration file", UsageError)):
             return candidate
     return None
 

@@ -77,11 +77,17 @@ class GateReport:
         return junit_xml(list(self.checks), tokenizer=next(iter(self.signature.tokenizers), ""))
 
 
+def _markdown_cell(text: str) -> str:
+    """A language name in a markdown cell, by report.cells.markdown_cell's rule (the gate sits
+    below report): a `|` (a file named `a|b.txt`) would shift the row's numbers one column."""
+    return text.replace("|", "\\|")
+
+
 def summary_markdown(checks: list[Check], signature: Signature) -> str:
     failed = [c for c in checks if not c.passed]
     head = f"### fertility check: {'passed' if not failed else f'{len(failed)} of {len(checks)} failed'}"
     lines = [head, "", "| threshold | lang | limit | measured | verdict |", "|---|---|---:|---:|---|"]
-    lines += [f"| {c.threshold} | {c.lang} | {c.limit:.4g} | {c.measured:.4g} | {c.verdict} |" for c in checks]
+    lines += [f"| {c.threshold} | {_markdown_cell(c.lang)} | {c.limit:.4g} | {c.measured:.4g} | {c.verdict} |" for c in checks]
     return "\n".join(lines) + "\n"
 
 

@@ -32,6 +32,7 @@ from fertility.errors import FertilityError, FertilityWarning, TokenizerError
 from .cache import COMMIT, cached_commit, complete_files, files_below, matches, write_manifest, write_ref
 from .errors import Unreachable, is_unreachable, translate
 from .locations import endpoint, hub_cache_dir, request_timeout
+from .responses import capped_answers
 
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_-])?"
 # a branch, tag or commit; `refs/pr/1` has slashes, but no part may climb out of the cache (`..`)
@@ -194,12 +195,13 @@ def _download(repo_id: str, repo_type: str, revision: str | None, commit: str | 
     from huggingface_hub import HfApi, snapshot_download
 
     try:  # the first question has a deadline: huggingface_hub would wait forever for a silent server
-        info = HfApi(endpoint=endpoint()).repo_info(repo_id, repo_type=repo_type,
-                                                   revision=commit or revision or "main", timeout=request_timeout())
-        with hub_progress_bars(), _quiet_hub_warnings():
-            return Path(snapshot_download(repo_id, repo_type=repo_type, revision=str(info.sha),
-                                          cache_dir=hub_cache_dir(), allow_patterns=list(patterns),
-                                          ignore_patterns=list(ignore) or None, endpoint=endpoint()))
+        with capped_answers():  # and it would read an answer without end whole
+            info = HfApi(endpoint=endpoint()).repo_info(repo_id, repo_type=repo_type,
+                                                       revision=commit or revision or "main", timeout=request_timeout())
+            with hub_progress_bars(), _quiet_hub_warnings():
+                return Path(snapshot_download(repo_id, repo_type=repo_type, revision=str(info.sha),
+                                              cache_dir=hub_cache_dir(), allow_patterns=list(patterns),
+                                              ignore_patterns=list(ignore) or None, endpoint=endpoint()))
     except FertilityError:
         raise
     except Exception as err:  # noqa: BLE001 - translate() re-raises what is not the hub's or the network's

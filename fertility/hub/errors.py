@@ -58,7 +58,22 @@ def translate(err: Exception, *, repo_id: str, repo_type: str, revision: str | N
     if isinstance(err, OSError):  # the cache folder: not writable, not a folder, disk full
         return error(f"{what}: cannot write the Hugging Face cache {hub_cache_dir()} ({err.strerror or err}); "
                      "set HF_HUB_CACHE to a writable folder")
+    if isinstance(err, (ValueError, KeyError, TypeError, *redirect_errors())):
+        # huggingface_hub parsing an answer that is not a hub's: a web page or garbage (JSONDecodeError),
+        # JSON without the fields a hub sends (KeyError, TypeError), or redirects without end.
+        return error(f"{what}: {endpoint()} did not answer as a Hugging Face hub for {repo_id} "
+                     f"({first_line(err)}); check HF_ENDPOINT")
     raise err
+
+
+def redirect_errors() -> tuple[type[BaseException], ...]:
+    """A redirect loop, as whichever HTTP library huggingface_hub uses here reports it."""
+    kinds: list[type[BaseException]] = []
+    for module in ("httpx2", "httpx", "requests"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(loaded, "TooManyRedirects"):
+            kinds.append(loaded.TooManyRedirects)
+    return tuple(kinds)
 
 
 def network_errors() -> tuple[type[BaseException], ...]:

@@ -18,7 +18,7 @@ from fertility.text import pieces
 from .parallel import LayoutRecorder
 from .readers import LAST_SEGMENT, RECORD_FORMATS, WHOLE, ReadOptions, Source, line_blocks, open_source, split_suffix
 from .records import BadRecords, records
-from .utf8 import decode_strict
+from .utf8 import check_not_wide, decode_strict
 
 
 class FileRuns:
@@ -58,6 +58,8 @@ class FileRuns:
             try:
                 for data, kind in line_blocks(handle, block_bytes=self.block_bytes, line_bytes=pieces.PIECE_BYTES):
                     file_digest.update(data)
+                    if first == 1 and column == 1:  # the file's first bytes
+                        check_not_wide(source.name, data[:1 << 16])
                     try:
                         text = data.decode("utf-8")
                     except UnicodeDecodeError:

@@ -30,6 +30,7 @@ def dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) 
     from fertility.hub.cache import COMMIT, write_ref
     from fertility.hub.errors import translate
     from fertility.hub.locations import endpoint, request_timeout
+    from fertility.hub.responses import capped_answers
 
     if revision is not None and COMMIT.match(revision):
         return revision
@@ -46,8 +47,9 @@ def dataset_commit(repo: str, revision: str | None, *, online: bool, what: str) 
     from huggingface_hub import HfApi
 
     try:
-        commit = str(HfApi(endpoint=endpoint()).repo_info(repo, repo_type="dataset", revision=revision or "main",
-                                                          timeout=request_timeout()).sha)
+        with capped_answers():
+            commit = str(HfApi(endpoint=endpoint()).repo_info(repo, repo_type="dataset", revision=revision or "main",
+                                                              timeout=request_timeout()).sha)
     except Exception as err:  # noqa: BLE001 - translate() re-raises what is not the hub's or the network's
         raise translate(err, repo_id=repo, repo_type="dataset", revision=revision, error=CorpusError,
                         what=what) from None
@@ -104,6 +106,9 @@ def _headers() -> dict[str, str]:
     return dict(build_hf_headers())
 
 
+MAX_LISTING_BYTES = 1 << 24  # a folder's file listing: FineWeb-2's largest is tens of kilobytes
+
+
 def _get_json(url: str, *, what: str, missing: str) -> Any:
     from fertility.hub.locations import request_timeout
 
@@ -111,7 +116,11 @@ def _get_json(url: str, *, what: str, missing: str) -> Any:
 
     try:
         with open_url(url, headers=_headers(), timeout=request_timeout()) as response:
-            return json.loads(response.read())
+            body = response.read(MAX_LISTING_BYTES + 1)
+            if len(body) > MAX_LISTING_BYTES:
+                raise CorpusError(f"{what}: the hub's file listing is over {MAX_LISTING_BYTES:,} bytes (a real one is "
+                                  "a few kilobytes); is HF_ENDPOINT a hub?")
+            return json.loads(body)
     except urllib.error.HTTPError as err:
         if err.code == 404 and err.headers.get("X-Error-Code") not in ("GatedRepo", "RepoNotFound"):
             raise CorpusError(f"{what}: {missing}") from None

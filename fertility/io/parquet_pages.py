@@ -118,9 +118,13 @@ def check_pages(name: str, handle: IO[bytes], parquet: Any, columns: list[str]) 
         for group in range(metadata.num_row_groups):
             for index in indices:
                 chunk = metadata.row_group(group).column(index)
-                start = chunk.data_page_offset
-                if chunk.has_dictionary_page and chunk.dictionary_page_offset:
-                    start = min(start, chunk.dictionary_page_offset)
+                # A page never starts inside the leading magic: an offset of 0 means none (pyarrow
+                # writes data_page_offset 0 for a column chunk of no rows, beside its dictionary page).
+                offsets = [chunk.data_page_offset] + ([chunk.dictionary_page_offset] if chunk.has_dictionary_page else [])
+                offsets = [offset for offset in offsets if offset and offset >= len(b"PAR1")]
+                if not offsets:
+                    continue
+                start = min(offsets)
                 end, page = start + chunk.total_compressed_size, 0
                 while start < end:
                     reader = _Thrift(handle, start, name, f"row group {group}, column {schema[index]}, page {page} "

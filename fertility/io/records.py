@@ -9,6 +9,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import PurePosixPath
 from typing import IO, Any
 
@@ -40,7 +41,8 @@ def _field(record: Any, name: str, what: str) -> tuple[str | None, str | None]:
         return None, f"no field {name!r} ({what}); fields: {', '.join(map(repr, list(record)[:8])) or 'none'}"
     value = record[name]
     if not isinstance(value, str):
-        return None, f"field {name!r} ({what}) is {type(value).__name__}, not a string"
+        kind = "int" if isinstance(value, Decimal) else type(value).__name__  # a long integer: see _json_record
+        return None, f"field {name!r} ({what}) is {kind}, not a string"
     return value, None
 
 
@@ -75,6 +77,18 @@ def _lone_surrogate(*values: str | None) -> str | None:
     return None
 
 
+def _json_record(line: str) -> Any:
+    """One JSON line parsed. Python refuses to make an int of over 4,300 digits (a guard against
+    quadratic parsing) with a plain ValueError; such a number is still valid JSON, and often in a
+    field fertility never reads, so it becomes a Decimal (parsed in linear time) instead."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return json.loads(line, parse_int=Decimal)
+
+
 def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: BadRecords):
     """Records one line at a time, each at most MAX_DOCUMENT_BYTES (a record cannot be cut)."""
     number = 0
@@ -96,7 +110,7 @@ def _json_lines(source: Source, handle: IO[bytes], options: ReadOptions, bad: Ba
             raise CorpusError(f"{source.name}:{number}: a JSON array; fertility reads JSON lines "
                               "(one object per line), e.g. convert with jq -c '.[]'")
         try:
-            record = json.loads(line)
+            record = _json_record(line)
         except json.JSONDecodeError as err:
             bad(source, number, f"not valid JSON ({err.msg})")
             continue
@@ -189,6 +203,7 @@ class _Tap(io.RawIOBase):
 
     def __init__(self, handle: IO[bytes]):
         self.handle, self.last, self.at_end, self.position = handle, b"", False, 0
+        self.first = b""  # the first bytes: an Arrow IPC file (not a stream) starts with ARROW1
 
     def readable(self) -> bool:
         return True
@@ -198,6 +213,8 @@ class _Tap(io.RawIOBase):
         if not data and size:
             self.at_end = True
         self.last = (self.last + data)[-8:]
+        if len(self.first) < 8:
+            self.first = (self.first + data)[:8]
         self.position += len(data)
         return data
 
@@ -225,6 +242,10 @@ def _arrow(source: Source, handle: IO[bytes], options: ReadOptions, bad: BadReco
         _columns(source, reader.schema.names, options)
         yield from _batches_records(source, reader, options, bad, counted)
     except (OSError, ValueError) as err:
+        if tap.first.startswith(b"ARROW1"):  # its footer is at the end: read as a stream it made no sense
+            raise CorpusError(f"{source.name}: an Arrow IPC file (the random-access format pyarrow.feather and "
+                              "ipc.new_file write), not an Arrow stream; fertility reads streams (ipc.new_stream, "
+                              "datasets.save_to_disk) and Parquet: write it as one of those") from None
         raise CorpusError(f"{source.name}: not a readable Arrow stream ({err})") from None
     except MemoryError:
         raise CorpusError(f"{source.name}: not a readable Arrow stream (a record batch at byte {tap.position:,} "

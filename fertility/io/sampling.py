@@ -41,7 +41,11 @@ def parse_size(text: str, *, option: str = "--sample-bytes") -> int:
         raise UsageError(f"{option} {text!r}: expected a size such as 500k, 10MB or 1GiB")
     power = " kmgt".index(match[2].lower() or " ")
     base = 1024 if match[3].lower().startswith("i") else 1000
-    size = int(float(match[1]) * base ** power)
+    amount = float(match[1]) * base ** power  # 400 digits make an infinite float, which int() refuses
+    if not math.isfinite(amount) or amount > MAX_SAMPLE_BYTES:
+        raise UsageError(f"{option} {text[:40]!r}{'...' if len(text) > 40 else ''}: more than "
+                         f"{MAX_SAMPLE_BYTES:,} bytes per language")
+    size = int(amount)
     if size < 1:
         raise UsageError(f"{option} {text!r}: expected a size of at least one byte, such as 500k, 10MB or 1GiB "
                          "(this one rounds down to 0 bytes)")

@@ -30,6 +30,36 @@ def decode_strict(path: Path | str, data: bytes, *, first_line: int = 1, first_c
     return text.removeprefix("\ufeff")
 
 
+# Byte order marks of the encodings a "Unicode" text file is most often saved in besides UTF-8,
+# longest first (UTF-32-LE's begins with UTF-16-LE's).
+_WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+               (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE"))
+
+
+def check_not_wide(path: Path | str, head: bytes) -> None:
+    """Refuse a file that begins as UTF-16 or UTF-32 text does (`head`: its first bytes). With a
+    byte order mark it fails as UTF-8 anyway, but without one, Latin text in UTF-16 is valid
+    UTF-8 with a NUL after every letter: it was counted, twice its bytes, as text. A lane of
+    bytes that are nearly all NUL beside one that is nearly none is that pattern; a run of NUL
+    (NUL in every lane) is text fertility reads."""
+    for mark, name in _WIDE_MARKS:
+        if head.startswith(mark):
+            raise CorpusError(f"{path}: {name} text (it starts with the byte order mark {mark.hex(' ')}), not valid UTF-8; "
+                              f"convert the file to UTF-8, e.g. with iconv -f {name.replace('-LE', '').replace('-BE', '')} "
+                              "-t UTF-8")
+    for width, name in ((2, "UTF-16"), (4, "UTF-32")):
+        lanes = [head[lane::width] for lane in range(width)]
+        if len(lanes[-1]) < 16:
+            return
+        shares = [lane.count(0) / len(lane) for lane in lanes]
+        text_lanes = [k for k, share in enumerate(shares) if share <= 0.02]
+        if len(text_lanes) == 1 and all(share >= 0.5 for k, share in enumerate(shares) if k != text_lanes[0]):
+            order = "LE" if text_lanes[0] == 0 else "BE"
+            raise CorpusError(f"{path}: looks like {name}-{order} text without a byte order mark (every "
+                              f"{'other' if width == 2 else 'fourth'} byte is text, the rest mostly NUL), not UTF-8; "
+                              f"convert the file to UTF-8, e.g. with iconv -f {name}{order} -t UTF-8")
+
+
 def read_text_file(path: Path) -> str:
     """A whole file as strict UTF-8 (for `show --file`), with the same errors as corpora; at
     most MAX_DOCUMENT_BYTES, read in one go even from a pipe (`show` holds the text whole)."""
@@ -41,4 +71,5 @@ def read_text_file(path: Path) -> str:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise CorpusError(f"{path}: over {human(MAX_DOCUMENT_BYTES)}; `show` displays a text whole "
                           "(audit a corpus of that size instead)")
+    check_not_wide(path, data[:1 << 16])
     return decode_strict(Path(path), data)

@@ -8,6 +8,14 @@ import math
 from typing import Any
 
 
+def markdown_cell(text: object) -> str:
+    """Text for a markdown table cell: a `|` in a name (files may be called `a|b.json`) would
+    end the cell and shift every number after it one column right, so it is escaped; a line
+    break (possible in a file name) would end the row, so control characters are shown escaped."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c
+                   for c in str(text)).replace("|", "\\|")
+
+
 def missing(value: Any) -> bool:
     """No value to show: None, or a NaN (a ratio over a zero denominator)."""
     return value is None or (isinstance(value, float) and math.isnan(value))

@@ -13,7 +13,7 @@ from fertility.results import contract
 from fertility.results.model import json_value
 from fertility.version import __version__
 
-from .cells import interval, number
+from .cells import interval, markdown_cell, number
 from .tables import dropped_note, fit_columns, print_unclipped
 
 COLUMNS = ("lang", "script", "A c/t", "B c/t", "B−A", "B/A", "95% CI", "A prem", "B prem")
@@ -97,7 +97,7 @@ def to_markdown(comparison: Comparison) -> str:
              "| lang | chars/tok A | chars/tok B | B−A | B/A | 95% CI | premium A | premium B |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for _, r in comparison.frame.iterrows():
-        lines.append(f"| {r['lang']} | {_num(r['chars_per_token_a'])} | {_num(r['chars_per_token_b'])} | "
+        lines.append(f"| {markdown_cell(r['lang'])} | {_num(r['chars_per_token_a'])} | {_num(r['chars_per_token_b'])} | "
                      f"{_signed(r['chars_per_token_diff'])} | {_num(r['chars_per_token_ratio'], 3)} | {_interval(r)} | "
                      f"{_num(r['premium_a'])} | {_num(r['premium_b'])} |")
     if comparison.premiums_note:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from fertility.metrics.counts import ALL
 
-from .cells import number
+from .cells import markdown_cell, number
 from .leaderboard import Leaderboard
 
 
@@ -52,16 +52,12 @@ def to_text(board: Leaderboard) -> str:
     return "\n".join(out) + "\n"
 
 
-def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def to_markdown(board: Leaderboard) -> str:
     out = []
     for title, header, rows in matrices(board):
-        out += [f"**{title}**", "", "| " + " | ".join(map(_markdown_cell, header)) + " |",
+        out += [f"**{title}**", "", "| " + " | ".join(map(markdown_cell, header)) + " |",
                 "|" + "|".join("---:" if i not in (1,) else "---" for i in range(len(header))) + "|",
-                *("| " + " | ".join(map(_markdown_cell, row)) + " |" for row in rows), ""]
+                *("| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows), ""]
     out += [f"- {note}" for note in board.notes]
     out += [f"- `{s.tokenizer}`: `{s.signature}`" for s in board.standings]
     return "\n".join(out) + "\n"

@@ -15,7 +15,7 @@ from fertility.metrics.counts import ALL
 from fertility.results.signature import Signature
 from fertility.text.units import UNSPACED_SCRIPTS
 
-from .cells import number
+from .cells import markdown_cell, number
 from .columns import COLUMNS, DROP_ORDER, WIDE_COLUMNS, short_columns
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def to_markdown(frame: pd.DataFrame, signature: Signature, *, findings=None) -> 
     lines = ["| " + " | ".join(str(COLUMNS[c].short) for c in columns) + " |",
              "|" + "|".join("---" if COLUMNS[c].kind == "text" else "---:" for c in columns) + "|"]
     for row in frame.itertuples(index=False):
-        cells = [_cell(value, COLUMNS[c].kind) for c, value in zip(columns, row)]
+        cells = [markdown_cell(_cell(value, COLUMNS[c].kind)) for c, value in zip(columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *(f"- {note}" for note in notes(frame, signature=signature)),
               f"- signature: `{signature.short()}`"]

@@ -37,7 +37,7 @@ from fertility.version import __version__
 from .byte_level import holds_lead_pair, script_lead_pairs
 from .languages import by_language
 from .output_folder import check_output, write_folder
-from .tokenizer_json import load_base, merge_pair, split_nodes, with_mark_aware_split
+from .tokenizer_json import load_base, measuring, merge_pair, split_nodes, with_mark_aware_split
 
 _OFFSET = 0x10000  # base id i trains as chr(0x10000 + i): no surrogates, no separators
 
@@ -149,8 +149,6 @@ def check_old_ids(before, after, n_ids: int) -> None:
 def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path, split: str = "keep",
            check_corpus: list[Path] | None = None, min_frequency: int = 2, force: bool = False,
            show_progress: bool = False) -> Extended:
-    import tokenizers
-
     whole(add, option="--add", low=1, high=MAX_VOCAB_SIZE)
     whole(min_frequency, option="min_frequency", low=0, high=MAX_COUNT)
     if split not in SPLITS:
@@ -159,9 +157,9 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
     config = load_base(base_path)
     corpus = read_corpus(corpus_paths)
     started = time.perf_counter()
-    base = tokenizers.Tokenizer.from_str(json.dumps(config))
+    base = measuring(config)
     working = with_mark_aware_split(config, base_path) if split == "marks" else config
-    resplit = tokenizers.Tokenizer.from_str(json.dumps(working))
+    resplit = measuring(working)
     n_base = base.get_vocab_size(with_added_tokens=True)
     if n_base + add > MAX_VOCAB_SIZE:  # the trainer below reserves room for that many up front
         raise UsageError(f"--add {add:,}: {base_path} already has {n_base:,} ids, and a vocabulary holds at "
@@ -177,7 +175,7 @@ def extend(base_path: Path, corpus_paths: list[Path], *, add: int, output: Path,
                           show_progress=show_progress)
     new_config, added = extended_config(working, merges)
     text = json.dumps(new_config, ensure_ascii=False, indent=2)
-    extended = tokenizers.Tokenizer.from_str(text)
+    extended = measuring(new_config)
     n_old = base.get_vocab_size(with_added_tokens=True)
     check_old_ids(base, extended, n_old)
     held = read_corpus(check_corpus or [samples_dir()])

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fertility.errors import TokenizerError, UsageError
 from fertility.limits import MAX_TOKENIZER_FILE_BYTES, read_file_capped
+
+if TYPE_CHECKING:
+    import tokenizers
 
 
 def mark_aware(pattern: str) -> str:
@@ -63,6 +67,9 @@ def load_base(path: Path) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise TokenizerError(f"{path}: not a tokenizer.json (not JSON); extend needs a byte-level "
                              "BPE tokenizer.json") from None
+    except ValueError as err:  # an integer of over 4,300 digits, which Python will not convert
+        raise TokenizerError(f"{path}: not a tokenizer.json ({err}); extend needs a byte-level "
+                             "BPE tokenizer.json") from None
     model = config.get("model") if isinstance(config, dict) else None
     if not isinstance(model, dict) or model.get("type") != "BPE":
         kind = model.get("type") if isinstance(model, dict) else "no model"
@@ -87,6 +94,18 @@ def merge_pair(merge: object) -> tuple[str, str]:
         return left, right
     left, right = merge  # type: ignore[misc]
     return left, right
+
+
+def measuring(config: dict) -> tokenizers.Tokenizer:
+    """The tokenizer of `config` as extend measures with it: BPE dropout (a training-time setting
+    that skips merges at random on every encode) off, so the lines it reports as changed are the
+    merges' doing, not chance; the file written keeps the base's setting."""
+    import tokenizers
+
+    model = config.get("model") or {}
+    if model.get("dropout"):
+        config = {**config, "model": {**model, "dropout": None}}
+    return tokenizers.Tokenizer.from_str(json.dumps(config))
 
 
 def with_mark_aware_split(config: dict, base_path: Path) -> dict:
