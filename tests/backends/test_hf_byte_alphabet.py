@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 import tokenizers
 from click.testing import CliRunner
+from hostile import BEN, ENG, tiny
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from fertility.cli import cli
-
-ENG = "The river market opens at dawn.\nBoats arrive at the river market.\n"
-BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"
 
 
 def _trained(*, alphabet: bool) -> dict:
@@ -32,11 +30,7 @@ def _trained(*, alphabet: bool) -> dict:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    (folder / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
-    (folder / "ben_Beng.txt").write_text(BEN, encoding="utf-8")
-    return folder
+    return tiny(tmp_path)
 
 
 def _audit(tokenizer: Path, corpus: Path):

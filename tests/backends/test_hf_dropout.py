@@ -10,12 +10,10 @@ from pathlib import Path
 
 import tokenizers
 from click.testing import CliRunner
+from hostile import BEN, ENG, tiny
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from fertility.cli import cli
-
-ENG = "The river market opens at dawn.\nBoats arrive at the river market.\n"
-BEN = "নদীর বাজার ভোরে খোলে।\nনৌকা আসে।\n"
 
 
 def _byte_level_bpe(folder: Path, *, dropout: float | None) -> Path:
@@ -40,10 +38,7 @@ def _audit(args: list[str]) -> tuple[dict, str]:
 
 
 def test_dropout_is_switched_off_and_said(tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "eng_Latn.txt").write_text(ENG, encoding="utf-8")
-    (corpus / "ben_Beng.txt").write_text(BEN, encoding="utf-8")
+    corpus = tiny(tmp_path)
     plain = _byte_level_bpe(tmp_path, dropout=None)
     with_dropout = _byte_level_bpe(tmp_path, dropout=0.9)
 
