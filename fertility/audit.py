@@ -21,6 +21,7 @@ from fertility.io.parallel import Parallelism, decide
 from fertility.io.readers import ReadOptions
 from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
+from fertility.metrics.balance import check_mix
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
 from fertility.results.signature import build_signature
@@ -110,6 +111,8 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
+    if mix is not None:
+        check_mix(mix, given=f"mix={mix!r}")
     given_specs, given = named(tokenizers)
     loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize, exact_library=exact_library) for t in given_specs]
     specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
