@@ -63,7 +63,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True, parallel: bool = False, exact_library: bool = False) -> AuditResult:
+          frames: bool = True, parallel: bool = False, exact_library: bool = False,
+          parallel_option: str = "parallel=True") -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, tokenizer objects
@@ -80,6 +81,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
+    `parallel_option`: how the reasons for no premiums tell the reader to state it (the command
+    line says `--parallel`).
     `exact_library`: token ids from the wrapped library only, never from the checked fast path
     (for tokenizers given as specs; a loaded tokenizer is used as it was loaded).
     """
@@ -87,7 +90,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
         tokenizers, corpus, doc_mode=doc_mode, pattern=pattern, normalize=normalize, progress=progress,
         diagnose=diagnose, reference=reference, mix=mix, thresholds=thresholds, jobs=jobs, cache=cache,
         chunk_bytes=chunk_bytes, read_options=read_options, shard=shard, sample=sample, engine=engine,
-        scheduler=scheduler, frames=frames, parallel=parallel, exact_library=exact_library)[0]
+        scheduler=scheduler, frames=frames, parallel=parallel, exact_library=exact_library,
+        parallel_option=parallel_option)[0]
 
 
 def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
@@ -100,7 +104,8 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                     read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
                     sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
                     frames: bool = True, parallel: bool = False, per_document: PerDocument | None = None,
-                    exact_library: bool = False) -> tuple[AuditResult, Documents | None]:
+                    exact_library: bool = False,
+                    parallel_option: str = "parallel=True") -> tuple[AuditResult, Documents | None]:
     """`audit`, and with `per_document` (or a sample, whose intervals need them) the values of
     each document (documents.py): measured in the worker processes with the counts, so any
     `jobs` gives the same rows."""
@@ -141,7 +146,8 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
 
     def parallelism() -> Parallelism:  # once the corpus is read
         summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
-        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
+        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel,
+                      option=parallel_option)
 
     if sample is not None:  # the sample first, then the shard's slice of it
         from fertility.io.sampling import sample as sampled

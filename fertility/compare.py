@@ -182,15 +182,16 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 def compare_live(spec_a: Any, spec_b: Any, corpus_paths: Sequence[str | Path] | Any | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  normalize: str | None = None, progress=None, parallel: bool = False,
-                 jobs: int | None = 1) -> Comparison:
+                 jobs: int | None = 1, parallel_option: str = "parallel=True") -> Comparison:
     """Two tokenizers (specs or objects, as `audit` takes them) on one corpus (paths, or text in
     memory as `audit` takes it; the bundled samples when None), in one audit (`jobs` worker
     processes) that streams the corpus as `audit` does and also keeps each document's tokens,
     for the paired bootstrap, and the words of the findings sample with their tokens, for the
-    changed words (of the languages written with spaces)."""
+    changed words (of the languages written with spaces). `parallel_option`: as `audit`'s."""
     result, documents = audit_documents([spec_a, spec_b], corpus_paths, doc_mode=doc_mode, pattern=pattern,
                                         normalize=normalize, reference=reference, progress=progress,
-                                        parallel=parallel, jobs=jobs, per_document=PerDocument(words=True))
+                                        parallel=parallel, jobs=jobs, per_document=PerDocument(words=True),
+                                        parallel_option=parallel_option)
     assert documents is not None
     a, b = result.tokenizers
     intervals = paired_intervals(documents.by_language(), documents.tokens[0], documents.tokens[1],
@@ -272,7 +273,7 @@ def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = F
     if not any(saved):
         return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
                             pattern=pattern, normalize=normalize, progress=progress, parallel=parallel,
-                            jobs=jobs)
+                            jobs=jobs, parallel_option="--parallel")
     if not all(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
     if corpus:
