@@ -242,6 +242,7 @@ def test_shard_parts_give_no_premiums_and_their_merge_does(tmp_path):
     assert rows == {r["lang"]: r.get("premium") for r in whole["rows"]} and rows["ben_Beng"] is not None
     partial = run("merge", parts[0], "--partial", "-f", "json")
     assert all(r.get("premium") is None for r in json.loads(partial.stdout)["rows"])
+    assert json.loads(partial.stdout)["signature"]["parallel"]["why"].startswith("merged without shard 2, so ")
 
 
 def test_an_audit_json_without_the_decision_gives_no_premiums(tmp_path):
