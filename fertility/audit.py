@@ -15,7 +15,7 @@ from fertility.engine.evidence import assemble
 from fertility.engine.local import default_jobs, run
 from fertility.engine.profiles import ProfileCache
 from fertility.engine.result import distributions, fast_path_outcome
-from fertility.io.corpus import Corpus, CorpusStream
+from fertility.io.corpus import Corpus, CorpusStream, check_doc_mode
 from fertility.io.numbers import MAX_JOBS, whole
 from fertility.io.parallel import Parallelism, decide
 from fertility.io.readers import ReadOptions
@@ -123,6 +123,7 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
     specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
              for t, loaded_one in zip(given_specs, loaded)]
     names = unique_names(loaded, specs, given)
+    check_doc_mode(doc_mode)
     from fertility.io.memory import in_memory
     held = in_memory(corpus)
     corpus_input = {}
