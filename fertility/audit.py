@@ -15,12 +15,13 @@ from fertility.engine.evidence import assemble
 from fertility.engine.local import default_jobs, run
 from fertility.engine.profiles import ProfileCache
 from fertility.engine.result import distributions, fast_path_outcome
-from fertility.io.corpus import Corpus, CorpusStream
+from fertility.io.corpus import Corpus, CorpusStream, check_doc_mode
 from fertility.io.numbers import MAX_JOBS, whole
 from fertility.io.parallel import Parallelism, decide
 from fertility.io.readers import ReadOptions
 from fertility.io.samples import samples_dir
 from fertility.io.sampling import Sample, intervals
+from fertility.metrics.balance import check_mix
 from fertility.results.model import AuditResult
 from fertility.results.shards import check_shard, shard_settings
 from fertility.results.signature import build_signature
@@ -62,7 +63,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
           cache: bool | ProfileCache = True, chunk_bytes: int = CHUNK_BYTES,
           read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
           sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
-          frames: bool = True, parallel: bool = False, exact_library: bool = False) -> AuditResult:
+          frames: bool = True, parallel: bool = False, exact_library: bool = False,
+          parallel_option: str = "parallel=True") -> AuditResult:
     """Measure every tokenizer on the corpus (the bundled samples when none is given).
 
     `tokenizers`: specs (`NAME=SPEC` gives a display name), loaded tokenizers, tokenizer objects
@@ -79,6 +81,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
     `frames`: whether the caller will want DataFrames (pandas is then imported while workers
     count; JSON needs none). `parallel`: the user states that line i is the same content in
     every language; otherwise the corpus's files must prove it (parallel.py) for premiums.
+    `parallel_option`: how the reasons for no premiums tell the reader to state it (the command
+    line says `--parallel`).
     `exact_library`: token ids from the wrapped library only, never from the checked fast path
     (for tokenizers given as specs; a loaded tokenizer is used as it was loaded).
     """
@@ -86,7 +90,8 @@ def audit(tokenizers: Sequence[str | Tokenizer | Any] | Mapping[str, str | Token
         tokenizers, corpus, doc_mode=doc_mode, pattern=pattern, normalize=normalize, progress=progress,
         diagnose=diagnose, reference=reference, mix=mix, thresholds=thresholds, jobs=jobs, cache=cache,
         chunk_bytes=chunk_bytes, read_options=read_options, shard=shard, sample=sample, engine=engine,
-        scheduler=scheduler, frames=frames, parallel=parallel, exact_library=exact_library)[0]
+        scheduler=scheduler, frames=frames, parallel=parallel, exact_library=exact_library,
+        parallel_option=parallel_option)[0]
 
 
 def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | Tokenizer],
@@ -99,7 +104,8 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
                     read_options: ReadOptions | None = None, shard: tuple[int, int] | None = None,
                     sample: Sample | None = None, engine: str = "local", scheduler: str | None = None,
                     frames: bool = True, parallel: bool = False, per_document: PerDocument | None = None,
-                    exact_library: bool = False) -> tuple[AuditResult, Documents | None]:
+                    exact_library: bool = False,
+                    parallel_option: str = "parallel=True") -> tuple[AuditResult, Documents | None]:
     """`audit`, and with `per_document` (or a sample, whose intervals need them) the values of
     each document (documents.py): measured in the worker processes with the counts, so any
     `jobs` gives the same rows."""
@@ -110,11 +116,14 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
         diagnose = False
     if jobs is not None:
         whole(jobs, option="--jobs", low=1, high=MAX_JOBS)
+    if mix is not None:
+        check_mix(mix, given=f"mix={mix!r}")
     given_specs, given = named(tokenizers)
     loaded = [as_tokenizer(t, pattern=pattern, normalize=normalize, exact_library=exact_library) for t in given_specs]
     specs = [t if isinstance(t, str) else f"{loaded_one.name} ({described(t)})"
              for t, loaded_one in zip(given_specs, loaded)]
     names = unique_names(loaded, specs, given)
+    check_doc_mode(doc_mode)
     from fertility.io.memory import in_memory
     held = in_memory(corpus)
     corpus_input = {}
@@ -138,7 +147,8 @@ def audit_documents(tokenizers: Sequence[str | Tokenizer] | Mapping[str, str | T
 
     def parallelism() -> Parallelism:  # once the corpus is read
         summary = stream.corpus() if stream is not None else cast(Corpus, corpus)
-        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel)
+        return decide(summary.layouts, summary.n_docs, reference=reference, parallel=parallel,
+                      option=parallel_option)
 
     if sample is not None:  # the sample first, then the shard's slice of it
         from fertility.io.sampling import sample as sampled

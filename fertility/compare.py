@@ -54,6 +54,32 @@ class Comparison:
         """The one line saying why the premium columns are empty, when they are."""
         return None if self.parallel is None or self.parallel.parallel else self.parallel.note()
 
+    def __repr__(self) -> str:
+        """One line for a Python prompt: the dataclass's own repr spelled out both signatures, the
+        whole frame and every changed word (about 13 KB for the bundled samples)."""
+        whole = self.frame[self.frame["lang"] == ALL].to_dict(orient="records")
+        n_langs = int((self.frame["lang"] != ALL).sum())
+        summary = f"{self.a} vs {self.b} on {_many(n_langs, 'language')}"
+        if whole:
+            row = whole[0]
+            summary += (f", {_many(int(row['n_docs']), 'document')}; chars/token (ALL) "
+                        f"{row['chars_per_token_a']:.3g} vs {row['chars_per_token_b']:.3g}, "
+                        f"B/A {row['chars_per_token_ratio']:.3g}")
+            if self.intervals:
+                summary += f" (95% {row['ratio_ci_low']:.3g} to {row['ratio_ci_high']:.3g})"
+        differ = f"{_many(len(self.findings_diff), 'finding')} differ" if len(self.findings_diff) != 1 \
+            else "1 finding differs"
+        return f"<Comparison {summary}; {differ}; .frame for the numbers>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the one line above the frame (B/A per language, intervals, premiums)."""
+        from html import escape
+
+        return f"<p>{escape(repr(self))}</p>" + self.frame.to_html(index=False, na_rep="n/a")
+
+
+def _many(n: int, what: str) -> str:
+    return f"{n:,} {what}" + ("" if n == 1 else "s")
 
 
 
@@ -156,15 +182,16 @@ def _findings_diff(findings_a, findings_b) -> list[dict]:
 def compare_live(spec_a: Any, spec_b: Any, corpus_paths: Sequence[str | Path] | Any | None = None, *,
                  doc_mode: str = "line", reference: str = "eng_Latn", pattern: str | None = None,
                  normalize: str | None = None, progress=None, parallel: bool = False,
-                 jobs: int | None = 1) -> Comparison:
+                 jobs: int | None = 1, parallel_option: str = "parallel=True") -> Comparison:
     """Two tokenizers (specs or objects, as `audit` takes them) on one corpus (paths, or text in
     memory as `audit` takes it; the bundled samples when None), in one audit (`jobs` worker
     processes) that streams the corpus as `audit` does and also keeps each document's tokens,
     for the paired bootstrap, and the words of the findings sample with their tokens, for the
-    changed words (of the languages written with spaces)."""
+    changed words (of the languages written with spaces). `parallel_option`: as `audit`'s."""
     result, documents = audit_documents([spec_a, spec_b], corpus_paths, doc_mode=doc_mode, pattern=pattern,
                                         normalize=normalize, reference=reference, progress=progress,
-                                        parallel=parallel, jobs=jobs, per_document=PerDocument(words=True))
+                                        parallel=parallel, jobs=jobs, per_document=PerDocument(words=True),
+                                        parallel_option=parallel_option)
     assert documents is not None
     a, b = result.tokenizers
     intervals = paired_intervals(documents.by_language(), documents.tokens[0], documents.tokens[1],
@@ -246,7 +273,7 @@ def run(a: str, b: str, corpus: Sequence[str | Path] = (), *, per_file: bool = F
     if not any(saved):
         return compare_live(a, b, list(corpus), doc_mode="file" if per_file else "line", reference=reference,
                             pattern=pattern, normalize=normalize, progress=progress, parallel=parallel,
-                            jobs=jobs)
+                            jobs=jobs, parallel_option="--parallel")
     if not all(saved):
         raise UsageError("give two tokenizer specs or two saved audit JSON files, not one of each")
     if corpus:

@@ -583,3 +583,30 @@ def test_all_interval_is_narrower_than_pooling_documents_across_languages(flores
     width, pooled = total["ratio_ci_high"] - total["ratio_ci_low"], pooled_high - pooled_low
     assert total["ratio_ci_low"] < total["chars_per_token_ratio"] < total["ratio_ci_high"]
     assert width < pooled / 1.5, (width, pooled)
+
+
+# --- at a Python prompt and in Jupyter ------------------------------------------------------
+
+def test_at_a_python_prompt_a_comparison_is_one_line(small_comparison, small_reference, saved):
+    """Not the dataclass's repr, which spelled out both signatures, the frame and every changed
+    word (13 KB for the bundled samples): who against whom, how much text, the ALL ratio."""
+    refs = small_reference.values()
+    n_docs, n_chars = sum(r["n_docs"] for r in refs), sum(r["n_chars"] for r in refs)
+    tokens_a, tokens_b = sum(r["tokens_a"] for r in refs), sum(r["tokens_b"] for r in refs)
+    whole = row_of(small_comparison.frame, "ALL")  # the interval: a bootstrap, checked elsewhere
+    n_differ = len(small_comparison.findings_diff)
+    assert repr(small_comparison) == str(small_comparison) == (
+        f"<Comparison r50k_base vs cl100k_base on 3 languages, {n_docs} documents; chars/token (ALL) "
+        f"{n_chars / tokens_a:.3g} vs {n_chars / tokens_b:.3g}, B/A {tokens_a / tokens_b:.3g} "
+        f"(95% {whole['ratio_ci_low']:.3g} to {whole['ratio_ci_high']:.3g}); "
+        f"{n_differ} finding{'s differ' if n_differ != 1 else ' differs'}; .frame for the numbers>")
+    from_files = fertility.compare_saved(saved["gpt2"], saved["cl100k"])
+    assert repr(from_files).startswith("<Comparison r50k_base vs cl100k_base on 3 languages")
+    assert "95%" not in repr(from_files) and "\n" not in repr(from_files)  # saved audits have no intervals
+
+
+def test_in_jupyter_a_comparison_shows_its_line_and_frame(small_comparison):
+    page = small_comparison._repr_html_()
+    assert page.startswith("<p>&lt;Comparison r50k_base vs cl100k_base on 3 languages")
+    assert page.count("<tr") == 1 + 3 + 1  # header, three languages, ALL
+    assert "chars_per_token_ratio" in page and "ben_Beng" in page

@@ -160,6 +160,9 @@ class TokenizerBase:
     def vocabulary(self) -> Vocabulary | None:
         return None
 
+    def __repr__(self) -> str:  # object's default named a private module and an address
+        return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}>"
+
 
 def _resolve(target: str):
     module, attr = target.split(":")

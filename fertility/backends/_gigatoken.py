@@ -112,6 +112,9 @@ class FastPath:
     def active(self) -> bool:
         return self._ids is not None
 
+    def __repr__(self) -> str:
+        return f"<FastPath {self.name!r} ({'on' if self.active else 'off'}) over {self.inner!r}>"
+
     def encode(self, texts: list[str]) -> list[Encoded]:
         return self.inner.encode(texts)
 

@@ -67,6 +67,9 @@ class Normalized:
             raise AttributeError(attribute)
         return getattr(self.inner, attribute)
 
+    def __repr__(self) -> str:
+        return f"<Normalized {self.name!r} ({(self.form or 'none').upper()}) over {self.inner!r}>"
+
     @property
     def runtime_normalization(self) -> tuple[str, str] | None:
         return self.inner.runtime_normalization

@@ -75,6 +75,9 @@ class Described:
     def __init__(self, inner: Tokenizer, *, name: str, extra: dict[str, Any]):
         self.inner, self.name, self.extra = inner, name, extra
 
+    def __repr__(self) -> str:
+        return f"<Described {self.name!r} over {self.inner!r}>"
+
     def __getattr__(self, attribute: str):
         if attribute == "inner":  # not set yet (unpickling): no recursion
             raise AttributeError(attribute)

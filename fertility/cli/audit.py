@@ -118,7 +118,7 @@ def audit(tokenizers, corpus, text_field, lang_field, skip_bad_records, stdin_la
                            mix=parse_mix(mix) if mix else None, jobs=jobs, cache=not no_cache,
                            read_options=read_options, shard=shard, sample=sample, engine=engine,
                            scheduler=scheduler, frames=fmt != "json", parallel=parallel,
-                           exact_library=exact_library)
+                           exact_library=exact_library, parallel_option="--parallel")
     if not findings and result.parallel.parallel and reference not in result.scripts:
         # with findings, the no-reference finding says it; without, the premium columns were
         # empty with no word of why (a misspelled --reference, or a corpus without English)

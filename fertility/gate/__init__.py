@@ -44,7 +44,8 @@ def run_gate(config: GateConfig, *, keep: list | None = None, jobs: int | None =
     (and appends the audit to `keep`, when given)."""
     result = audit([config.tokenizer], CorpusPaths(config.corpus) or None, doc_mode="file" if config.per_file else "line",
                    pattern=config.pattern, normalize=config.normalize, diagnose=False,
-                   reference=config.reference, parallel=config.parallel, jobs=jobs)
+                   reference=config.reference, parallel=config.parallel, jobs=jobs,
+                   parallel_option="--parallel")
     if keep is not None:
         keep.append(result)
     name = result.tokenizers[0]

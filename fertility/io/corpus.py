@@ -70,6 +70,13 @@ class Corpus:
     n_docs: dict[str, int] = dataclasses.field(default_factory=dict)  # documents read per language
 
 
+def check_doc_mode(doc_mode: str) -> None:
+    """Checked for text in memory too: there each text is one document whatever the mode, so a
+    mistyped mode passed silently (and failed only when the same call was given files)."""
+    if doc_mode not in DOC_MODES:
+        raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
+
+
 def read_corpus(paths: list[Path], *, doc_mode: str = "line") -> Corpus:
     """Read every corpus path into documents, grouped by the language named by each file
     (the whole corpus in memory: for training and comparisons; audits stream it)."""
@@ -100,8 +107,7 @@ class CorpusStream:
     def __init__(self, paths: list[Path | str], *, doc_mode: str = "line", options: ReadOptions | None = None,
                  sample: Sample | None = None):
         """`sample`: how much a named corpus read by row groups (FineWeb-2) must fetch."""
-        if doc_mode not in DOC_MODES:
-            raise CorpusError(f"unknown document mode {doc_mode!r}; choose one of {', '.join(DOC_MODES)}")
+        check_doc_mode(doc_mode)
         self.paths = [corpus_root(p, sample) for p in paths]
         self.doc_mode, self.options = doc_mode, options or ReadOptions()
         check_corpus_paths(self.paths, self.options)

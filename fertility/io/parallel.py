@@ -62,9 +62,11 @@ class Parallelism:
             raise ValueError("signature.parallel: parallel and established disagree")
         return cls(data["parallel"], data["established"], data["why"])
 
-    def note(self) -> str:
-        """The one line a table prints when there are no premiums."""
-        hint = "" if "--parallel" in self.why else " (aligned translations prove themselves; --parallel states it)"
+    def note(self, *, option: str = "--parallel") -> str:
+        """The one line a table prints when there are no premiums; `option` is how the reader
+        states it (`--parallel` on the command line, `parallel=True` in Python)."""
+        said = any(way in self.why for way in ("--parallel", "parallel=True", option))
+        hint = "" if said else f" (aligned translations prove themselves; {option} states it)"
         return f"no premiums: {self.why}; per-language ratios only{hint}."
 
 
@@ -163,8 +165,10 @@ class FileLayout:
     lengths: tuple[int, ...]
 
 
-def prove(layouts: tuple[FileLayout, ...] | list[FileLayout], reference: str) -> Parallelism:
-    """Parallel if the files show it (see the module docstring), else why not."""
+def prove(layouts: tuple[FileLayout, ...] | list[FileLayout], reference: str, *,
+          option: str = "--parallel") -> Parallelism:
+    """Parallel if the files show it (see the module docstring), else why not; `option` is how
+    the caller states it (`--parallel` on the command line, `parallel=True` in Python)."""
     if any(layout.lang is None for layout in layouts):
         mixed = next(layout.name for layout in layouts if layout.lang is None)
         return not_parallel(f"{mixed} holds several languages, so nothing shows which line translates which")
@@ -192,22 +196,22 @@ def prove(layouts: tuple[FileLayout, ...] | list[FileLayout], reference: str) ->
     n_lines = len(lengths[langs[0]])
     if n_lines < MIN_LINES:
         return not_parallel(f"{n_lines} lines per language are too few to show that they are aligned "
-                            f"(at least {MIN_LINES}); if they are translations line by line, say so with --parallel")
+                            f"(at least {MIN_LINES}); if they are translations line by line, say so with {option}")
     pivot = reference if reference in lengths else langs[0]
     weakest = min((_ordered(pearson(lengths[lang], lengths[pivot])), lang) for lang in langs if lang != pivot)
     if weakest[0] == -math.inf:
         return not_parallel(f"every line of {weakest[1]} or {pivot} has the same length, which shows nothing "
-                            "about alignment; if the lines are translations, say so with --parallel")
+                            f"about alignment; if the lines are translations, say so with {option}")
     if not weakest[0] >= MIN_CORRELATION:
         return not_parallel(f"the line lengths of {weakest[1]} do not follow those of {pivot} (Pearson r = "
                             f"{weakest[0]:.2f} over {n_lines:,} lines; translations give {MIN_CORRELATION} or more), "
-                            "so its lines are not translations of each other; if they are, say so with --parallel")
+                            f"so its lines are not translations of each other; if they are, say so with {option}")
     for lang in (lang for lang in langs if lang != pivot):
         same, off = pearson(lengths[lang], lengths[pivot]), _off_by_one(lengths[lang], lengths[pivot])
         if not same - off >= MIN_MARGIN:
             return not_parallel(f"the line lengths of {lang} follow those of {pivot} one line off about as much as "
                                 f"on the same line (Pearson r = {same:.2f}, one line off {off:.2f}): a shared trend, "
-                                "such as files sorted by length, not lines aligned; if they are, say so with --parallel")
+                                f"such as files sorted by length, not lines aligned; if they are, say so with {option}")
     splits = counts[langs[0]]
     return Parallelism(True, PROVEN, f"aligned files: {len(langs)} languages, {splits} file{'s' if splits > 1 else ''} "
                                      f"each, the same lines at the same places; line lengths follow {pivot}'s "
@@ -237,10 +241,10 @@ def pearson(xs: list[int], ys: list[int]) -> float:
 def decide(layouts, n_docs: dict[str, int], *, reference: str, parallel: bool = False,
            option: str = "--parallel") -> Parallelism:
     """The corpus's parallelism: stated by `option` (checked against the document counts), or
-    proven by its files, or not parallel with the reason."""
+    proven by its files, or not parallel with the reason (which names `option`)."""
     if parallel:
         return stated(option, n_docs)
-    return prove(layouts, reference)
+    return prove(layouts, reference, option=option)
 
 
 __all__ = ["NOT_RECORDED", "FileLayout", "LayoutRecorder", "Parallelism", "decide", "not_parallel", "prove",

@@ -10,7 +10,9 @@ with its share of the tokens: a mix set in tokens quietly gives expensive langua
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from fertility.errors import UsageError
 from fertility.io.numbers import real
@@ -70,8 +72,24 @@ def parse_pairs(text: str, *, option: str) -> dict[str, float]:
 def parse_mix(text: str) -> dict[str, float]:
     """`ben_Beng=0.7,eng_Latn=0.3` -> shares normalised to sum 1."""
     shares = parse_pairs(text, option="--mix")
+    check_mix(shares, given=f"--mix {text!r}")
     total = sum(shares.values())
     return {lang: share / total for lang, share in shares.items()}
+
+
+def check_mix(mix: Any, *, given: str) -> None:
+    """A mix shares the text between languages: one language alone is all of it, and its budget
+    says nothing (the command ran as if no mix were given). `given`: how the caller wrote it
+    (`--mix '...'` on the command line, `mix={...}` in Python)."""
+    if not isinstance(mix, Mapping) or not all(isinstance(lang, str) for lang in mix):
+        raise UsageError(f"{given}: expected a mapping of language to share, e.g. {{'ben_Beng': 0.7, 'eng_Latn': 0.3}}")
+    bad = [lang for lang, share in mix.items()
+           if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share < math.inf]
+    if bad:
+        raise UsageError(f"{given}: shares must be positive numbers ({', '.join(bad)} is not)")
+    if len(mix) < 2:
+        raise UsageError(f"{given}: a mix needs two or more languages (one language is all of the text, "
+                         "so there is no balance to show)")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def html_table(result: AuditResult) -> str:
         cells = "".join(f'<td style="text-align:right">{number(row[key], COLUMNS[key].kind, digits=3)}</td>'
                         for key in columns)
         body.append(f"<tr{style}><td>{html.escape(str(row['tokenizer']))}</td><td>{html.escape(lang)}</td>{cells}</tr>")
-    notes = [f"premiums against {result.reference}" if parallel.parallel else parallel.note(),
+    notes = [f"premiums against {result.reference}" if parallel.parallel else parallel.note(option="parallel=True"),
              f"signature: {result.signature.short()}"]
     foot = "".join(f"<div><small>{html.escape(note)}</small></div>" for note in notes)
     return (f"<div class=\"fertility-audit\"><table><thead><tr>{head}</tr></thead>"

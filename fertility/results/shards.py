@@ -79,6 +79,10 @@ class Missing:
         shown = ", ".join(map(str, self.first))
         return shown if self.n_missing <= len(self.first) else f"{shown} and {self.n_missing - len(self.first):,} more"
 
+    def shards(self) -> str:
+        """`shard 2` for one, `shards 2, 3` for more: 'shards 3 of 3 are missing' read as all three."""
+        return f"shard{'' if self.n_missing == 1 else 's'} {self}"
+
 
 def _missing(seen: dict[int, str], total: int) -> Missing:
     """Missing shards in O(parts), whatever the number of shards a part claims."""
@@ -142,8 +146,8 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     assert total is not None
     missing = _missing(seen, total)
     if missing and not partial:
-        raise InputError(f"shards {missing} of {total} are missing "
-                         f"(merge them too, or pass --partial for a merge of {len(seen)} of {total})")
+        raise InputError(f"{missing.shards()} of {total} {'is' if missing.n_missing == 1 else 'are'} missing "
+                         f"(merge {'it' if missing.n_missing == 1 else 'them'} too, or pass --partial for a merge of {len(seen)} of {total})")
     counts: dict[tuple[str, str], Counts] = {}
     for part in parts:
         for key, value in part.counts.items():
@@ -159,7 +163,7 @@ def merge(parts: Sequence[AuditResult], names: Sequence[str], *,
     extra["merged_shards"] = (f"{len(seen)} of {total}" + (f" (missing {missing})"
                                                            if missing else ""))
     if missing and extra.get("parallel", {}).get("parallel"):  # every N-th document: not the same lines
-        extra["parallel"] = not_parallel(f"merged without shards {missing}, so the "
+        extra["parallel"] = not_parallel(f"merged without {missing.shards()}, so the "
                                          "languages keep different lines of the corpus").to_dict()
     extra["findings"] = "not available after a merge (parts carry counts only)"
     extra["token_statistics"] = ("token lengths summed; Rényi efficiency and tokens never produced "

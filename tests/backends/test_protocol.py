@@ -84,3 +84,15 @@ def test_a_tokenizer_of_ones_own_is_audited_like_any_backend():
         assert counts.n_tokens == sum(len(line.split()) for line in lines)
         assert counts.n_chars == sum(len(line) for line in lines)
     assert result.signature.tokenizers["mine"]["backend"] == "words (a test's own)"
+
+
+def test_a_loaded_tokenizer_at_a_python_prompt_says_what_it_is():
+    """object's repr named a private module and an address (`<fertility.backends._gigatoken.
+    FastPath object at 0x...>`): now the name, the backend, and the wrappers in order."""
+    assert repr(load_tokenizer("bytes")) == "<Bytes 'bytes'>"
+    gpt2 = load_tokenizer(str(real_file("gpt2.tiktoken")))
+    on = "on" if gpt2.active else "off"
+    assert repr(gpt2) == f"<FastPath 'r50k_base' ({on}) over <TiktokenTokenizer 'r50k_base'>>"
+    normalized = load_tokenizer(str(real_file("gpt2.tiktoken")), normalize="nfc")
+    assert repr(normalized) == "<Normalized 'r50k_base' (NFC) over <FastPath 'r50k_base' (off) over " \
+                               "<TiktokenTokenizer 'r50k_base'>>>"  # off: its ids would skip the normalization

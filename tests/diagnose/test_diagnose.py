@@ -16,8 +16,8 @@ import tiktoken
 from click.testing import CliRunner
 from real_files import mistral_file, real_file, shared
 
+from fertility import UsageError, load_tokenizer
 from fertility import audit as run_audit
-from fertility import load_tokenizer
 from fertility.cli import cli
 from fertility.diagnose.normalization import NormalizationCounts
 from fertility.diagnose.pretokens import PretokenCounts
@@ -439,9 +439,22 @@ def test_cli_mix_flags_the_inverted_balance(corpora):
 @pytest.mark.parametrize("mix, message", [
     ("ben_Beng=abc", "--mix 'ben_Beng=abc': expected LANG=NUMBER pairs"),
     ("ben_Beng=0.7,fra_Latn=0.3", "--mix names languages not in the corpus: fra_Latn"),
+    ("ben_Beng=1", "--mix 'ben_Beng=1': a mix needs two or more languages"),
 ])
 def test_cli_bad_mix_exits_2(corpora, mix, message):
     result = run("audit", "-t", "bytes", "--mix", mix, str(corpora["pair"]))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("fertility: error: ")
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("mix, message", [
+    ({"ben_Beng": 1}, r"^mix=\{'ben_Beng': 1\}: a mix needs two or more languages \("),
+    ({"ben_Beng": 0.5, "eng_Latn": -1}, r"shares must be positive numbers \(eng_Latn is not\)$"),
+    ("ben_Beng=0.7,eng_Latn=0.3", r"^mix='ben_Beng=0.7,eng_Latn=0.3': expected a mapping of language to share"),
+])
+def test_library_bad_mix_is_a_usage_error_naming_the_argument(corpora, mix, message):
+    """A one-language mix did nothing (no budget, no finding, no word); the library says so
+    with the same typed error as the CLI, naming its own argument rather than --mix."""
+    with pytest.raises(UsageError, match=message):
+        run_audit("bytes", [corpora["pair"]], mix=mix)

@@ -242,6 +242,7 @@ def test_shard_parts_give_no_premiums_and_their_merge_does(tmp_path):
     assert rows == {r["lang"]: r.get("premium") for r in whole["rows"]} and rows["ben_Beng"] is not None
     partial = run("merge", parts[0], "--partial", "-f", "json")
     assert all(r.get("premium") is None for r in json.loads(partial.stdout)["rows"])
+    assert json.loads(partial.stdout)["signature"]["parallel"]["why"].startswith("merged without shard 2, so ")
 
 
 def test_an_audit_json_without_the_decision_gives_no_premiums(tmp_path):
@@ -257,3 +258,31 @@ def test_an_audit_json_without_the_decision_gives_no_premiums(tmp_path):
     data["signature"]["parallel"] = {"parallel": True, "established": None, "why": "edited"}
     with pytest.raises(InputError, match="parallel and established disagree"):
         AuditResult.from_dict(data, source="edited.json")
+
+
+# --- the reasons name the way the reader states it ---------------------------------------------
+
+SHORT = {"ben_Beng": ["আমি ভাত খাই।", "নদী বড়।", "সে বই পড়ে।"], "eng_Latn": ["I eat rice.", "The river is wide.",
+                                                                       "She reads a book."]}
+
+
+def test_library_reasons_say_parallel_true_and_the_cli_says_the_flag(tmp_path):
+    """A library user cannot pass --parallel: the reason why there are no premiums, the stated
+    decision and its error say `parallel=True` from Python, `--parallel` from the command line."""
+    from_python = fertility.audit("bytes", SHORT, diagnose=False)
+    why = from_python.parallel.why
+    assert why.endswith("say so with parallel=True") and "--parallel" not in why
+    assert "--parallel" not in from_python._repr_html_()
+    assert fertility.audit("bytes", SHORT, diagnose=False, parallel=True).parallel.why == "stated by parallel=True"
+    with pytest.raises(fertility.UsageError, match=r"^parallel=True: the languages differ in document count"):
+        fertility.audit("bytes", {**SHORT, "eng_Latn": SHORT["eng_Latn"][:2]}, parallel=True)
+    compared = fertility.compare("bytes", "chars", SHORT)
+    assert compared.parallel is not None and compared.parallel.why == why
+    one_language = fertility.audit("bytes", {"eng_Latn": SHORT["eng_Latn"]}, diagnose=False)
+    assert "(aligned translations prove themselves; parallel=True states it)" in one_language._repr_html_()
+
+    corpus = write(tmp_path / "c", SHORT)
+    assert audit_json(corpus)["signature"]["parallel"]["why"] == why.replace("parallel=True", "--parallel")
+    table = run("compare", "bytes", "chars", corpus, "-f", "json")
+    assert table.exit_code == 0, table.output
+    assert json.loads(table.stdout)["signature_a"]["parallel"]["why"].endswith("say so with --parallel")

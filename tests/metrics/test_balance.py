@@ -189,3 +189,9 @@ def test_budget_normalises_or_rejects_a_mix_that_does_not_sum_to_one():
     except UsageError:
         return
     assert sum(row.content_share for row in rows) == pytest.approx(1.0)
+
+
+def test_a_mix_of_one_language_is_refused():
+    """One language is all of the text: its budget says nothing, so the mix was silently ignored."""
+    with pytest.raises(UsageError, match=r"^--mix 'ben_Beng=1': a mix needs two or more languages \("):
+        parse_mix("ben_Beng=1")

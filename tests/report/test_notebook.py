@@ -256,6 +256,14 @@ def test_bad_corpora_in_memory_are_one_line_each(case):
     assert "\n" not in str(caught.value)
 
 
+def test_an_unknown_document_mode_is_refused_for_text_in_memory_as_for_files(small):
+    """Text in memory is one document per text, so doc_mode never reached a check there: a
+    mistyped mode ran, and failed only when the same call was later given files."""
+    for corpus in ({"eng_Latn": ["a b"]}, [small]):
+        with pytest.raises(CorpusError, match=r"^unknown document mode 'paragraph'; choose one of line, file$"):
+            fertility.audit("bytes", corpus, doc_mode="paragraph", diagnose=False)
+
+
 def test_bad_dataframes_name_the_row_or_the_columns():
     import pandas as pd
 

@@ -709,6 +709,8 @@ REPORT_CASES = [
          "no/such/figs: folder no/such does not exist", setup=_saved),
     Case("report-bad-mix", ("report", "a.json", "-o", "r.html", "--mix", "ben_Beng=x"), 2, "--mix 'ben_Beng=x'",
          setup=_saved),
+    Case("report-one-language-mix", ("report", "a.json", "-o", "r.html", "--mix", "ben_Beng=1"), 2,
+         "--mix 'ben_Beng=1': a mix needs two or more languages", setup=_saved),
     Case("audit-html-existing-output", ("audit", "-q", "-t", "bytes", "-f", "html", "-o", "old.html", "corpus"), 2,
          "old.html: already exists", setup=_with("old.html")),
     Case("check-html-existing-output", ("check", "-t", "bytes", "--min-chars-per-token", "0.1", "corpus", "-f", "html",

@@ -67,7 +67,8 @@ def test_merged_parts_equal_the_whole(corpus, parts):
 def test_missing_overlapping_and_foreign_parts_are_refused(corpus, parts, tmp_path):
     missing = run("merge", parts[0], parts[2])
     assert missing.exit_code == 2
-    assert missing.stderr.startswith("fertility: error: shards 2 of 3 are missing")
+    assert missing.stderr.startswith("fertility: error: shard 2 of 3 is missing (merge it too, or pass --partial "
+                                     "for a merge of 2 of 3)")
     partial = run("merge", parts[0], parts[2], "--partial", "-f", "json")
     assert partial.exit_code == 0
     assert json.loads(partial.stdout)["signature"]["merged_shards"] == "2 of 3 (missing 2)"
