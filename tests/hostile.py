@@ -8,6 +8,7 @@ large enough that reading it whole would cost far more than the ceiling.
 
 from __future__ import annotations
 
+import base64
 import bz2
 import json
 import lzma
@@ -296,6 +297,15 @@ def gguf_many_lengths(folder: Path) -> Path:
     return path
 
 
+def tiktoken_long_token(folder: Path) -> Run:
+    """Every single byte, then one token of 20 MB: the vocabulary-by-script listing classified
+    every character of the vocabulary at once, 8 bytes a character in each of several arrays."""
+    path = folder / "long-token.tiktoken"
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    path.write_bytes(b"\n".join([*lines, base64.b64encode(b"a" * (20 * MB)) + b" 256"]) + b"\n")
+    return Run([*AUDIT, "-t", f"tiktoken:{path}", "--pattern", "gpt2", str(tiny(folder))])
+
+
 def huge_id(folder: Path) -> Path:
     path = folder / "tokenizer.json"
     config = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
@@ -389,6 +399,9 @@ CASES: list[Hostile] = [
             tokenizer_run("hf", oversized("tokenizer.json", b'{"model": ')), error="more than any real"),
     Hostile("tiktoken-300mb", ".tiktoken of 300 MB (sparse)",
             tokenizer_run("tiktoken", oversized("big.tiktoken", b"IQ== 0\n")), error="more than any real"),
+    Hostile("tiktoken-20mb-token", ".tiktoken with one token of 20 MB", tiktoken_long_token,
+            check=lambda result, _: result["vocabulary"]["long-token.tiktoken"]["by_script"] == {"Zyyy": 76,
+                                                                                                "Latn": 53}),
     Hostile("spm-model-300mb", "SentencePiece .model of 300 MB (sparse)",
             tokenizer_run("spm", oversized("big.model", b"\x0a\x05hello")), error="more than any real"),
     Hostile("tekken-300mb", "Tekken JSON of 300 MB (sparse)",

@@ -12,6 +12,11 @@ from fertility.errors import TokenizerError
 
 MAX_RANK = 2**31 - 1
 MAX_RANK_GAP = 1 << 16
+# what a line may hold: base64 (padding included, and the digits of a rank) and blanks; the
+# decoder skips any other byte, so '@@@@ 300' would read as an empty token (as Whisper's '= 50256'
+# is meant to) and 'QU!JD' as 'ABC'
+_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+_LINE_BYTES = _BASE64 + b" \t\r\n\v\f"
 
 
 def check_ranks(source: object, ranks: dict[bytes, int]) -> None:
@@ -51,7 +56,7 @@ def parse_ranks(path: Path, data: bytes) -> dict[bytes, int]:
         ranks = {binascii.a2b_base64(token): int(rank) for token, rank in map(bytes.split, rows)}
     except (ValueError, binascii.Error):
         ranks = {}
-    if ranks and len(ranks) == len(rows):
+    if ranks and len(ranks) == len(rows) and not data.translate(None, _LINE_BYTES):
         return ranks
     return _parse_ranks_by_line(path, data)
 
@@ -65,7 +70,9 @@ def _parse_ranks_by_line(path: Path, data: bytes) -> dict[bytes, int]:
             continue
         try:
             token_b64, rank = line.split()
-            token = base64.b64decode(token_b64)  # lenient like tiktoken: Whisper has "="
+            if token_b64.translate(None, _BASE64):
+                raise ValueError("not base64")
+            token = base64.b64decode(token_b64)  # lenient about padding like tiktoken: Whisper has "="
             ranks[token] = int(rank)
         except (ValueError, binascii.Error):
             raise TokenizerError(f"{path}:{number}: corrupt .tiktoken ranks file "

@@ -62,33 +62,64 @@ def script_of(text: str) -> str:
     return found.pop() if len(found) == 1 else MIXED
 
 
+# characters classified at once: the per-character arrays stay tens of megabytes, however long
+# a vocabulary (or one entry of a hostile one) is
+_BATCH_CHARS = 1 << 20
+
+
 def scripts_of(texts: list[str]) -> list[str]:
     """`script_of` for many texts at once: each distinct character is classified once, then
-    every text's scripts are the least and greatest script number among its letters."""
+    every text's scripts are the least and greatest script number among its letters.
+
+    Texts are taken in batches of about _BATCH_CHARS characters, a longer text in pieces whose
+    bounds are combined, so that memory does not grow with the vocabulary's total length (a
+    .tiktoken line of a 60 MB token ran out of memory here)."""
+    import numpy as np
+
+    if not texts:
+        return []
+    names = [COMMON, *SCRIPT_NAMES, OTHER]
+    least = np.full(len(texts), len(names), dtype=np.int64)
+    most = np.full(len(texts), -1, dtype=np.int64)
+    pieces: list[str] = []
+    owners: list[int] = []
+    size = 0
+    for index, text in enumerate(texts):
+        for start in range(0, max(len(text), 1), _BATCH_CHARS):
+            piece = text[start:start + _BATCH_CHARS]
+            pieces.append(piece)
+            owners.append(index)
+            size += len(piece)
+            if size >= _BATCH_CHARS:
+                _narrow(pieces, owners, names, least, most)
+                pieces, owners, size = [], [], 0
+    if pieces:
+        _narrow(pieces, owners, names, least, most)
+    return [COMMON if b < 0 else names[a] if a == b else MIXED for a, b in zip(least.tolist(), most.tolist())]
+
+
+def _narrow(pieces: list[str], owners: list[int], names: list[str], least: Any, most: Any) -> None:
+    """Lower `least` and raise `most` of each owner by the script numbers of its piece's letters."""
     import numpy as np
 
     from fertility.text.units import code_points
 
-    if not texts:
-        return []
-    codes = code_points("".join(texts))
+    codes = code_points("".join(pieces))
+    if not len(codes):
+        return
     distinct, which = np.unique(codes, return_inverse=True)
-    names = [COMMON, *SCRIPT_NAMES, OTHER]
     number = {name: i for i, name in enumerate(names)}
     matches = [_SCRIPT.match(chr(c)) for c in distinct.tolist()]  # the last group matches any character
     of_char = np.array([number[str(m.lastgroup) if m else OTHER] for m in matches], dtype=np.int64)[which]
-    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
     starts = np.cumsum(sizes) - sizes
     letters = of_char != 0
     low = np.where(letters, of_char, len(names)).astype(np.int64)
     high = np.where(letters, of_char, -1).astype(np.int64)
     ends_ok = sizes > 0
-    least = np.full(len(texts), len(names), dtype=np.int64)
-    most = np.full(len(texts), -1, dtype=np.int64)
-    if len(codes):
-        least[ends_ok] = np.minimum.reduceat(low, starts[ends_ok])
-        most[ends_ok] = np.maximum.reduceat(high, starts[ends_ok])
-    return [COMMON if b < 0 else names[a] if a == b else MIXED for a, b in zip(least.tolist(), most.tolist())]
+    owner = np.asarray(owners, dtype=np.int64)[ends_ok]
+    np.minimum.at(least, owner, np.minimum.reduceat(low, starts[ends_ok]))
+    np.maximum.at(most, owner, np.maximum.reduceat(high, starts[ends_ok]))
 
 
 def allocation(tokenizer: Tokenizer, *, examples: int = 8) -> VocabAllocation | None:

@@ -25,10 +25,6 @@ from fertility.results.model import AuditResult
 from fertility.results.signature import Signature
 
 LEADERBOARD_FORMATS = ("table", "markdown", "latex", "csv", "html")
-# beyond the counting settings, what else makes two audits' numbers incomparable
-_ALSO_COMPARED = ("sample", "shard")
-
-
 @dataclass(frozen=True)
 class Standing:
     """One tokenizer's line: its numbers per language (ALL included for chars/token)."""
@@ -80,9 +76,10 @@ def _differences(first: AuditResult, other: AuditResult) -> list[str]:
                            f"corpus {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}")
             else:
                 out.append(f"{key} {a[key]!r} vs {b[key]!r}")
-    for key in _ALSO_COMPARED:
-        if first.signature.extra.get(key) != other.signature.extra.get(key):
-            out.append(f"{key} {first.signature.extra.get(key)!r} vs {other.signature.extra.get(key)!r}")
+    selection_a, selection_b = first.signature.text_selection(), other.signature.text_selection()
+    for key in selection_a:
+        if selection_a[key] != selection_b[key]:
+            out.append(f"{key} {selection_a[key]!r} vs {selection_b[key]!r}")
     if first.reference != other.reference:
         out.append(f"reference {first.reference} vs {other.reference}")
     return out

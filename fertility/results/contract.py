@@ -68,6 +68,18 @@ def version_of(name: str, data: dict[str, Any]) -> int | None:
     return version
 
 
+def kind_of(data: dict[str, Any]) -> str | None:
+    """Which of fertility's JSON outputs `data` is, by the keys its shipped schema requires: a
+    comparison or a training.json handed where an audit belongs is named as what it is, rather
+    than refused for a key it lacks or its version (a retrain record's 2 read as a newer audit)."""
+    stamps = {"schema_version", "fertility_version"}  # absent from files older than the contract
+    for name in SCHEMA_VERSIONS:
+        required = set(schema(name).get("required", [])) - stamps
+        if required and required <= data.keys():
+            return name
+    return None
+
+
 @cache
 def schema_text(name: str) -> str:
     """The JSON Schema of an output, as shipped in the package."""
@@ -80,4 +92,5 @@ def schema(name: str) -> dict[str, Any]:
     return json.loads(schema_text(name))
 
 
-__all__ = ["SCHEMA_VERSIONS", "NewerSchema", "dump", "schema", "schema_text", "stamped", "version_of"]
+__all__ = ["SCHEMA_VERSIONS", "WHAT", "NewerSchema", "dump", "kind_of", "schema", "schema_text", "stamped",
+           "version_of"]

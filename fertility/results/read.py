@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fertility.metrics.counts import ALL, COUNT_COLUMNS, NEW_COUNT_COLUMNS, RATIO_COLUMNS, Counts, all_row, group_row
 from fertility.text.units import is_spaced
 
-from .contract import NewerSchema, version_of
+from .contract import WHAT, NewerSchema, kind_of, version_of
 from .findings import Finding
 from .signature import Signature
 
@@ -48,6 +48,9 @@ def read(cls: type[AuditResult], data: Any) -> AuditResult:
     """An AuditResult from what `AuditResult.to_dict(by=\"lang\")` wrote, every key checked."""
     if not isinstance(data, dict):
         raise Invalid(f"the top level is {type(data).__name__}, not an object")
+    kind = kind_of(data)
+    if kind not in (None, "audit"):
+        raise Invalid(f"this is {WHAT[kind]}, not an audit")
     try:  # before any other key: a newer file may hold keys whose meaning is unknown here
         version_of("audit", data)
     except NewerSchema:

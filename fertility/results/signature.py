@@ -112,6 +112,15 @@ class Signature:
         data = self.to_dict()
         return {key: data.get(key) for key in COUNTING_KEYS}
 
+    def text_selection(self) -> dict[str, Any]:
+        """Which of the corpus's documents were counted, beyond the corpus itself: a sample, one
+        shard part, or a merge that lacks shards. The corpus hash is the same for all of them, so
+        without this two results counted on different documents would look comparable."""
+        merged = self.extra.get("merged_shards")
+        incomplete = merged if isinstance(merged, str) and "missing" in merged else None
+        return {"sample": self.extra.get("sample"), "shard": self.extra.get("shard"),
+                "merged_shards": incomplete}
+
     def short(self) -> str:
         """`tok:name@sha|corpus:...|docs:...|norm:...|seg:...|version:...`."""
         parts = []
@@ -194,9 +203,13 @@ def check_comparable(sig_a: Signature, sig_b: Signature, *, what: str = "compare
 
     from fertility.errors import UsageError
 
-    a, b = sig_a.counting_settings(), sig_b.counting_settings()
+    a = {**sig_a.counting_settings(), **sig_a.text_selection()}
+    b = {**sig_b.counting_settings(), **sig_b.text_selection()}
     differing = [key for key in a if a[key] != b[key]]
     if differing:
         detail = "; ".join(f"{key}: {json.dumps(a[key], sort_keys=True)} vs {json.dumps(b[key], sort_keys=True)}"
                            for key in differing)
-        raise UsageError(f"refusing to {what}: the counts were made on different corpora or settings ({detail})")
+        hint = ("; merge a sharded audit's parts first (fertility merge)"
+                if {"shard", "merged_shards"} & set(differing) else "")
+        raise UsageError(f"refusing to {what}: the counts were made on different corpora or settings "
+                         f"({detail}){hint}")

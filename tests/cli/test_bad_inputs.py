@@ -188,6 +188,16 @@ INPUT_CASES: list[Case] = [
          setup=_in_ranks("twice.tiktoken", lambda lines: [*lines, b"IQ== 100256"])),
     Case("in-tiktoken-corrupt-line", ("audit", "-q", "-t", "bad.tiktoken", "--pattern", "cl100k", "corpus"),
          2, "bad.tiktoken:3: corrupt .tiktoken ranks file", setup=_in_files(**{"bad.tiktoken": "IQ== 0\nIg== 1\n!!! x\n"})),
+    # The base64 decoder skips bytes outside its alphabet: '@@@@' read as an empty token and a
+    # stray '!' vanished, so the ranks file was misread without a word (exit 0, other counts).
+    Case("in-tiktoken-not-base64", ("audit", "-q", "-t", "at.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "at.tiktoken:1001: corrupt .tiktoken ranks file",
+         setup=_in_ranks("at.tiktoken", lambda lines: [b"@@@@ 1000" if line.endswith(b" 1000") else line
+                                                        for line in lines])),
+    Case("in-tiktoken-stray-byte", ("audit", "-q", "-t", "bang.tiktoken", "--pattern", "cl100k", "corpus"),
+         2, "bang.tiktoken:1001: corrupt .tiktoken ranks file",
+         setup=_in_ranks("bang.tiktoken", lambda lines: [b"!" + line if line.endswith(b" 1000") else line
+                                                          for line in lines])),
     # `check` reported the panic as a failed gate (exit 1) and wrote no JUnit.
     Case("in-check-corrupt-tokenizer", ("check", "--junit", "junit.xml"), 2,
          "{tmp}/missing.tiktoken: byte-level ranks lack 1", setup=_in_check_config),

@@ -202,6 +202,19 @@ def test_scripts_at_once_equal_one_at_a_time_on_a_real_vocabulary_and_flores_wor
     assert scripts_of(texts) == [script_of(t) for t in texts]
 
 
+def test_scripts_in_small_batches_equal_one_at_a_time(monkeypatch):
+    """Batches of 7 characters: texts cut into pieces across batches combine to their own script."""
+    import random
+
+    from fertility.backends import vocab
+
+    rng = random.Random(3)
+    alphabet = "abcআকখ১অিা 123,.日本ก\u0301"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+    monkeypatch.setattr(vocab, "_BATCH_CHARS", 7)
+    assert vocab.scripts_of(texts) == [vocab.script_of(t) for t in texts]
+
+
 def test_script_of_uses_unicode_script_property():
     assert script_of("বাংলা") == "Beng" and script_of(" ক্ষ") == "Beng"
     assert script_of("123 .,") == "Zyyy" and script_of("abcও") == "mixed" and script_of("日本") == "Hani"
