@@ -198,14 +198,18 @@ def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: di
                              "in the vocabulary); add it to model.vocab")
 
 
-# Bytes that never occur in UTF-8 text (overlong leads C0 C1, leads past U+10FFFF F5-FF): a
-# byte-level vocabulary may leave them out at no cost.
-NOT_IN_UTF8 = frozenset({0xC0, 0xC1, *range(0xF5, 0x100)})
+# Bytes a byte-level vocabulary may leave out without losing text anyone writes: those UTF-8
+# never holds (overlong leads C0 C1, leads past U+10FFFF F5-FF), the leads of planes 4-11, where
+# nothing is assigned (F1 F2: StarCoder's vocabulary lacks F1), and the C0 controls other than
+# tab, line feed and carriage return (Falcon's lacks 15 of them). Refusing a vocabulary for
+# these would refuse real, correct tokenizers.
+NOT_IN_TEXT = frozenset({*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F,
+                         0xC0, 0xC1, 0xF1, 0xF2, *range(0xF5, 0x100)})
 
 
 def _check_byte_alphabet(path: Path, vocab: dict[str, int], config: dict) -> None:
     """A byte-level BPE with neither an unknown token nor byte fallback must spell every byte
-    UTF-8 text can hold: the library drops a byte missing from the vocabulary without a token
+    written text holds (NOT_IN_TEXT aside): the library drops a byte missing from the vocabulary without a token
     (a BpeTrainer without `initial_alphabet` keeps only the bytes of its training text), so the
     text holding it would count short, and a script never seen in training would look better
     served than English (Bengali: 4 tokens for 82 bytes)."""
@@ -215,7 +219,7 @@ def _check_byte_alphabet(path: Path, vocab: dict[str, int], config: dict) -> Non
         return
     if "ByteLevel" not in json.dumps(config.get("pre_tokenizer")):
         return
-    missing = sorted(b for symbol, b in byte_level_alphabet().items() if symbol not in vocab and b not in NOT_IN_UTF8)
+    missing = sorted(b for symbol, b in byte_level_alphabet().items() if symbol not in vocab and b not in NOT_IN_TEXT)
     if missing:
         shown = " ".join(f"{b:02x}" for b in missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise TokenizerError(f"{path}: byte-level BPE without {len(missing)} of the bytes UTF-8 text is made of "

@@ -45,10 +45,13 @@ def test_a_byte_level_bpe_missing_bytes_is_refused(tmp_path: Path, corpus: Path)
     assert len(raw.encode(BEN.splitlines()[0]).ids) < 6  # the trap itself: most of the line is dropped
     result = _audit(path, corpus)
     assert result.exit_code == 2, result.stderr
-    # Missing: every byte but those of the training text and the 13 that UTF-8 never holds.
-    missing = 256 - len(set(ENG.encode("utf-8"))) - 13
-    assert result.stderr.startswith(f"fertility: error: {path}: byte-level BPE without {missing} of the bytes UTF-8 "
-                                    "text is made of (bytes 00 01 02 03 04 05 06 07 ...) and without an unknown "
+    # Missing: every byte but those of the training text, the 13 that UTF-8 never holds, the two
+    # leads of unassigned planes and the 30 C0 controls other than tab, line feed and return (and DEL).
+    missing = sorted(set(range(0x09, 0xF1)) - {0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, 0xC0, 0xC1}
+                     - set(ENG.encode("utf-8"))) + [0xF3, 0xF4]
+    shown = " ".join(f"{b:02x}" for b in missing[:8])
+    assert result.stderr.startswith(f"fertility: error: {path}: byte-level BPE without {len(missing)} of the bytes "
+                                    f"UTF-8 text is made of (bytes {shown} ...) and without an unknown "
                                     "token or byte fallback"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
@@ -81,3 +84,25 @@ def test_an_unknown_token_makes_missing_bytes_visible(tmp_path: Path, corpus: Pa
     assert result.exit_code == 0, result.stderr
     bengali = next(row for row in json.loads(result.stdout)["rows"] if row["lang"] == "ben_Beng")
     assert bengali["n_unknown_tokens"] > 0
+
+
+@pytest.mark.parametrize("name", ["falcon", "starcoder"])
+def test_real_vocabularies_without_control_bytes_or_unassigned_leads_load(tmp_path: Path, corpus: Path,
+                                                                          name: str) -> None:
+    """Falcon's vocabulary lacks 15 C0 control bytes and StarCoder's the lead byte F1 (planes
+    4-7, where nothing is assigned); saved as tokenizer.json (no unknown token, no byte
+    fallback), both are correct tokenizers and must load: real text round-trips through them."""
+    from fertility.backends import load_tokenizer
+
+    gguf = Path(__file__).parents[1] / ".fixtures" / "gguf" / f"ggml-vocab-{name}.gguf"
+    if not gguf.is_file():
+        pytest.skip(f"{gguf.name} not fetched")
+    built = load_tokenizer(str(gguf), exact_library=True).tokenizer
+    spelled = set(built.get_vocab())
+    assert [c for c in pre_tokenizers.ByteLevel.alphabet() if c not in spelled]  # some bytes are missing
+    path = tmp_path / f"{name}.json"
+    built.save(str(path))
+    text = ENG + BEN
+    assert built.decode(built.encode(text, add_special_tokens=False).ids) == text
+    result = _audit(path, corpus)
+    assert result.exit_code == 0, result.stderr
