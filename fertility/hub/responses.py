@@ -8,6 +8,7 @@ as an answer that is not a hub's.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,31 +23,49 @@ class AnswerTooLarge(ValueError):
     """An answer past its limit (a ValueError: huggingface_hub lets it through unchanged)."""
 
 
+# Blocks inside `capped_answers` across threads, and the factory found when the first began:
+# the capped client is installed once, when the first block begins, and the saved factory put
+# back when the last ends (installing closes huggingface_hub's live session, and a block that
+# ended first must not uncap, or leave capped for good, a block still running).
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {"depth": 0, "saved": None}
+
+
 @contextmanager
 def capped_answers() -> Iterator[None]:
     """huggingface_hub's client (its default, or the factory a caller set for a proxy) with capped
-    answers inside the block, that client again after it; nothing changes where huggingface_hub
-    has no client factory (versions before httpx)."""
+    answers while any block is running, that client again after the last; nothing changes where
+    huggingface_hub has no client factory (versions before httpx)."""
     try:
         from huggingface_hub.utils import _http
 
         install = _http.set_client_factory
-        default = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory  # a caller's own
+        current = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory  # a caller's own
     except (ImportError, AttributeError):
         yield
         return
+    with _LOCK:
+        if _STATE["depth"] == 0:
+            default = current
 
-    def capped_client() -> Any:
-        client = default()
-        if hasattr(client, "_transport"):
-            client._transport = _capped_transport(client._transport, sys.modules[type(client).__module__.split(".")[0]])
-        return client
+            def capped_client() -> Any:
+                client = default()
+                if hasattr(client, "_transport"):
+                    client._transport = _capped_transport(client._transport,
+                                                          sys.modules[type(client).__module__.split(".")[0]])
+                return client
 
-    install(capped_client)
+            _STATE["saved"] = default
+            install(capped_client)
+        _STATE["depth"] += 1
     try:
         yield
     finally:
-        install(default)
+        with _LOCK:
+            _STATE["depth"] -= 1
+            if _STATE["depth"] == 0:
+                install(_STATE["saved"])
+                _STATE["saved"] = None
 
 
 def _capped_transport(inner: Any, httpx: Any) -> Any:

@@ -168,3 +168,37 @@ def test_an_endless_answer_from_the_hub_api(args: list[str], repo: str, tmp_path
     assert result.stderr.startswith(f"fertility: error: {what}: {address} did not answer as a Hugging Face hub for "
                                     f"{repo} (AnswerTooLarge: an answer of over 16 MiB for {address}/api/"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_overlapping_capped_blocks_keep_the_cap_until_the_last_ends_then_restore_the_client():
+    """Two threads ask the hub at once (A enters, B enters, A leaves, B leaves): B keeps its cap
+    after A has left, and after both the factory found before is back, not a capped one."""
+    import threading
+
+    from huggingface_hub.utils import _http
+
+    from fertility.hub.responses import capped_answers
+
+    before = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def first() -> None:
+        with capped_answers():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def second() -> None:
+        a_in.wait(10)
+        with capped_answers():
+            b_in.set()
+            a_out.wait(10)
+            seen["inside B after A left"] = _http._GLOBAL_CLIENT_FACTORY
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert seen["inside B after A left"] is not before  # still capped
+    assert _http._GLOBAL_CLIENT_FACTORY is before
