@@ -203,7 +203,7 @@ def _check_unknown_token(path: Path, tokenizer: tokenizers.Tokenizer, config: di
 # nothing is assigned (F1 F2: StarCoder's vocabulary lacks F1), and the C0 controls other than
 # tab, line feed and carriage return (Falcon's lacks 15 of them). Refusing a vocabulary for
 # these would refuse real, correct tokenizers.
-NOT_IN_TEXT = frozenset({*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F,
+NOT_IN_TEXT = frozenset({*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F,
                          0xC0, 0xC1, 0xF1, 0xF2, *range(0xF5, 0x100)})
 
 
