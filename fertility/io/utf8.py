@@ -36,12 +36,19 @@ _WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32
                (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE"))
 
 
+# The high bytes of UTF-16 and UTF-32 text below U+2000: NUL and the C0 controls (Cyrillic is
+# U+04xx, Devanagari U+09xx: a tab), which UTF-8 text, tab aside, hardly ever holds; line feed
+# and carriage return are left out, being common in text.
+_FILLER = bytes(b for b in range(0x20) if b not in (0x0A, 0x0D))
+
+
 def check_not_wide(path: Path | str, head: bytes) -> None:
     """Refuse a file that begins as UTF-16 or UTF-32 text does (`head`: its first bytes). With a
     byte order mark it fails as UTF-8 anyway, but without one, Latin text in UTF-16 is valid
-    UTF-8 with a NUL after every letter: it was counted, twice its bytes, as text. A lane of
-    bytes that are nearly all NUL beside one that is nearly none is that pattern; a run of NUL
-    (NUL in every lane) is text fertility reads."""
+    UTF-8 with a NUL after every letter: it was counted, twice its bytes, as text, and Cyrillic
+    or Arabic with a 04 or 06 after every letter the same. A lane of bytes that are mostly NUL
+    or control bytes (some NUL: the spaces and digits) beside one that holds almost none is that
+    pattern; a run of NUL (NUL in every lane) is text fertility reads."""
     for mark, name in _WIDE_MARKS:
         if head.startswith(mark):
             raise CorpusError(f"{path}: {name} text (it starts with the byte order mark {mark.hex(' ')}), not valid UTF-8; "
@@ -49,14 +56,17 @@ def check_not_wide(path: Path | str, head: bytes) -> None:
                               "-t UTF-8")
     for width, name in ((2, "UTF-16"), (4, "UTF-32")):
         lanes = [head[lane::width] for lane in range(width)]
-        if len(lanes[-1]) < 16:
+        if len(lanes[-1]) < 4:
             return
-        shares = [lane.count(0) / len(lane) for lane in lanes]
-        text_lanes = [k for k, share in enumerate(shares) if share <= 0.02]
-        if len(text_lanes) == 1 and all(share >= 0.5 for k, share in enumerate(shares) if k != text_lanes[0]):
-            order = "LE" if text_lanes[0] == 0 else "BE"
+        nul = [lane.count(0) / len(lane) for lane in lanes]
+        filler = [1 - len(lane.translate(None, _FILLER)) / len(lane) for lane in lanes]
+        text, *others = sorted(range(width), key=filler.__getitem__)  # the lane with the fewest
+        # (Devanagari's low bytes are controls up to a third of the time: U+0915 is 15 09)
+        if nul[text] <= 0.02 and all(filler[k] >= 0.5 and nul[k] >= 0.01 and filler[text] <= filler[k] / 2
+                                     for k in others):
+            order = "LE" if text == 0 else "BE"
             raise CorpusError(f"{path}: looks like {name}-{order} text without a byte order mark (every "
-                              f"{'other' if width == 2 else 'fourth'} byte is text, the rest mostly NUL), not UTF-8; "
+                              f"{'other' if width == 2 else 'fourth'} byte is text, the rest mostly NUL or control bytes), not UTF-8; "
                               f"convert the file to UTF-8, e.g. with iconv -f {name}{order} -t UTF-8")
 
 

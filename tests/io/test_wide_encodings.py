@@ -55,3 +55,34 @@ def test_show_refuses_wide_text_too(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["show", "-t", "bytes", "--file", str(path)])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"fertility: error: {path}: looks like UTF-16-LE text without a byte order mark")
+
+
+SAMPLES = Path(__file__).parents[2] / "corpora_samples"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_no_sample_language_in_a_wide_encoding_is_counted(codec: str, tmp_path: Path) -> None:
+    """Every bundled language saved in UTF-16 or UTF-32 without a mark is refused, by name or as
+    not UTF-8. Cyrillic (U+04xx) and Arabic (U+06xx) in UTF-16 are valid UTF-8 with a 04 or 06
+    after every letter, and Devanagari's high byte is a tab: a test of NUL alone counted them."""
+    refused = {}
+    for sample in sorted(SAMPLES.glob("*.txt")):
+        path = tmp_path / sample.name
+        path.write_bytes(sample.read_text(encoding="utf-8").encode(codec))
+        result = CliRunner().invoke(cli, [*AUDIT, str(path)])
+        assert result.exit_code == 2, (sample.name, result.stdout[:200])
+        assert len(result.stderr.splitlines()) == 1
+        refused[sample.stem] = "without a byte order mark" in result.stderr
+    assert refused["rus_Cyrl"] and refused["arb_Arab"] and refused["hin_Deva"] and refused["eng_Latn"]
+
+
+def test_every_bundled_sample_in_utf8_passes_the_wide_check() -> None:
+    """The other side: UTF-8 text of every bundled script, from any offset, is never taken for a
+    wide encoding."""
+    from fertility.io.utf8 import check_not_wide
+
+    for sample in sorted(SAMPLES.glob("*.txt")):
+        data = sample.read_bytes()
+        for start in range(0, len(data), 97):
+            for size in (8, 64, 1 << 16):
+                check_not_wide(sample, data[start:start + size])
