@@ -39,14 +39,13 @@ def capped_answers() -> Iterator[None]:
     try:
         from huggingface_hub.utils import _http
 
-        install = _http.set_client_factory
-        current = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory  # a caller's own
+        install, fallback = _http.set_client_factory, _http.default_client_factory
     except (ImportError, AttributeError):
         yield
         return
     with _LOCK:
-        if _STATE["depth"] == 0:
-            default = current
+        if _STATE["depth"] == 0:  # read under the lock: a block ending meanwhile restores it
+            default = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or fallback  # a caller's own
 
             def capped_client() -> Any:
                 client = default()
