@@ -112,15 +112,13 @@ MAX_LISTING_BYTES = 1 << 24  # a folder's file listing: FineWeb-2's largest is t
 def _get_json(url: str, *, what: str, missing: str) -> Any:
     from fertility.hub.locations import request_timeout
 
-    from .remote_parquet import open_url
+    from .remote_parquet import open_url, read_at_most
 
     try:
         with open_url(url, headers=_headers(), timeout=request_timeout()) as response:
-            body = response.read(MAX_LISTING_BYTES + 1)
-            if len(body) > MAX_LISTING_BYTES:
-                raise CorpusError(f"{what}: the hub's file listing is over {MAX_LISTING_BYTES:,} bytes (a real one is "
-                                  "a few kilobytes); is HF_ENDPOINT a hub?")
-            return json.loads(body)
+            return json.loads(read_at_most(response, MAX_LISTING_BYTES,
+                                           f"{what}: the hub's file listing is over {MAX_LISTING_BYTES:,} bytes "
+                                           "(a real one is a few kilobytes); is HF_ENDPOINT a hub?"))
     except urllib.error.HTTPError as err:
         if err.code == 404 and err.headers.get("X-Error-Code") not in ("GatedRepo", "RepoNotFound"):
             raise CorpusError(f"{what}: {missing}") from None

@@ -43,13 +43,17 @@ def open_url(url: str, *, headers: dict[str, str], timeout: float, byte_range: t
     return urllib.request.build_opener(_KeepAuthorizationOnSameHost).open(request, timeout=timeout)
 
 
-def _read_at_most(response: Any, limit: int, name: str, what: str) -> bytes:
+def read_at_most(response: Any, limit: int, refusal: str) -> bytes:
     """A response body of at most `limit` bytes: a server sending more (or without end) is refused
-    after `limit + 1` bytes, never read into memory whole."""
+    with `refusal` after `limit + 1` bytes, never read into memory whole."""
     data = response.read(limit + 1)
     if len(data) > limit:
-        raise CorpusError(f"{name}: the server sent more than {what} ({limit:,} bytes); is HF_ENDPOINT a hub?")
+        raise CorpusError(refusal)
     return data
+
+
+def _sent_more(name: str, what: str, limit: int) -> str:
+    return f"{name}: the server sent more than {what} ({limit:,} bytes); is HF_ENDPOINT a hub?"
 
 
 class RangeFile(io.RawIOBase):
@@ -95,12 +99,14 @@ class RangeFile(io.RawIOBase):
             return
         with open_url(self.url, headers=self.headers, timeout=self.timeout, byte_range=(start, end)) as response:
             if response.status == 206:
-                self._start, self._data = start, _read_at_most(response, end - start, self.name, "the range asked")
+                self._start, self._data = start, read_at_most(response, end - start,
+                                                              _sent_more(self.name, "the range asked", end - start))
             elif self.size > WHOLE_FILE_LIMIT:
                 raise CorpusError(f"{self.name}: the server ignores HTTP range requests, so a sample would need the "
                                   f"whole file ({self.size:,} bytes); use a hub that honours them")
             else:  # a server that ignores Range: the whole file, once
-                self._whole = _read_at_most(response, self.size, self.name, "the size its listing gave")
+                self._whole = read_at_most(response, self.size,
+                                           _sent_more(self.name, "the size its listing gave", self.size))
                 self._start, self._data = 0, self._whole
         self.fetched += len(self._data)
 
