@@ -209,10 +209,10 @@ NOT_IN_TEXT = frozenset({*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F,
 
 def _check_byte_alphabet(path: Path, vocab: dict[str, int], config: dict) -> None:
     """A byte-level BPE with neither an unknown token nor byte fallback must spell every byte
-    written text holds (NOT_IN_TEXT aside): the library drops a byte missing from the vocabulary without a token
-    (a BpeTrainer without `initial_alphabet` keeps only the bytes of its training text), so the
-    text holding it would count short, and a script never seen in training would look better
-    served than English (Bengali: 4 tokens for 82 bytes)."""
+    written text holds (NOT_IN_TEXT aside): the library drops a byte missing from the
+    vocabulary without a token (a BpeTrainer without `initial_alphabet` keeps only the bytes of
+    its training text), so the text holding it would count short, and a script never seen in
+    training would look better served than English (Bengali: 4 tokens for 82 bytes)."""
     model = config.get("model") or {}
     unk = model.get("unk_token")
     if model.get("type") != "BPE" or model.get("byte_fallback") or (isinstance(unk, str) and unk in vocab):
